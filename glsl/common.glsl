@@ -1,0 +1,75 @@
+// Shared helpers. A buffer of floats lives in an RGBA32F texture: element e is channel
+// e % 4 of texel e / 4, and texel t sits at (t % width, t / width). Texels are always
+// addressed with texelFetch on integer coordinates, never with interpolated floats.
+
+// A quiet NaN (GLSL has no literal for it).
+#define NAN uintBitsToFloat(0x7fc00000u)
+
+// Texel index of this fragment in a target laid out `width` texels per row.
+int frag_texel(int width) {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    return p.y * width + p.x;
+}
+
+vec4 load_texel(sampler2D s, int width, int t) {
+    return texelFetch(s, ivec2(t % width, t / width), 0);
+}
+
+float load_elem(sampler2D s, int width, int e) {
+    return load_texel(s, width, e >> 2)[e & 3];
+}
+
+// Storage position of logical element i (0-based) of an n-vector with increment inc, as in
+// reference BLAS: a negative increment walks from the end of the storage.
+int elem_pos(int i, int n, int inc) {
+    return inc > 0 ? i * inc : (n - 1 - i) * (-inc);
+}
+
+// Component-wise choice (mix with a bvec needs GLSL 4.50).
+vec4 select4(vec4 if_false, vec4 if_true, bvec4 c) {
+    return vec4(c.x ? if_true.x : if_false.x, c.y ? if_true.y : if_false.y,
+                c.z ? if_true.z : if_false.z, c.w ? if_true.w : if_false.w);
+}
+
+// Which of the four elements of texel t are below n.
+bvec4 live_lanes(int t, int n) {
+    return lessThan(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(n));
+}
+
+// The four logical elements 4t..4t+3 of an n-vector with increment inc. With inc == 1 this is
+// one texel fetch; otherwise one fetch per element. Lanes at or past n are unspecified: mask
+// them with live_lanes.
+vec4 load_logical(sampler2D s, int width, int inc, int n, int t) {
+    if (inc == 1) {
+        return load_texel(s, width, t);
+    }
+    vec4 v = vec4(0.0);
+    for (int c = 0; c < 4; ++c) {
+        int i = 4 * t + c;
+        if (i < n) {
+            v[c] = load_elem(s, width, elem_pos(i, n, inc));
+        }
+    }
+    return v;
+}
+
+// isamax candidates are texels (|x|, index / 2^24, index % 2^24, priority): priority 1 marks
+// a NaN (the first NaN wins, as in BLIS and the proposed reference rule), 0 a number, -1 no
+// candidate. Both index parts are exact in a float.
+vec4 iamax_candidate(float v, int i) {
+    bool nan = isnan(v);
+    return vec4(nan ? 0.0 : abs(v), float(i >> 24), float(i & 0xFFFFFF), nan ? 1.0 : 0.0);
+}
+
+const vec4 NO_CANDIDATE = vec4(-1.0, 0.0, 0.0, -1.0);
+
+// Whether candidate a beats b: higher priority, then larger |x|, then smaller index.
+bool iamax_better(vec4 a, vec4 b) {
+    if (a.w != b.w) {
+        return a.w > b.w;
+    }
+    if (a.x != b.x) {
+        return a.x > b.x;
+    }
+    return a.y < b.y || (a.y == b.y && a.z < b.z);
+}

@@ -1,0 +1,9 @@
+// Last max pass: the largest of the four lanes of texel 0 of src, in lane 0 of a 1x1 target.
+uniform sampler2D src;
+
+layout(location = 0) out vec4 result;
+
+void main() {
+    vec4 v = texelFetch(src, ivec2(0, 0), 0);
+    result = vec4(max(max(v.x, v.y), max(v.z, v.w)), 0.0, 0.0, 0.0);
+}

@@ -1,0 +1,168 @@
+//! Level 1 element-wise routines: sscal, scopy, sswap, saxpy.
+//!
+//! Every one renders the new contents of its output into a scratch texture of the output's
+//! shape (reading the old one, since GL cannot read and write one texture in a draw) and
+//! swaps it into the buffer; the old texture goes back to the context's pool. Elements the
+//! BLAS definition does not touch pass through unchanged.
+
+use crate::blas::args::{check_inc, check_span};
+use crate::buffer::Buffer;
+use crate::context::Context;
+use crate::error::Result;
+use crate::gl::Surface;
+use crate::kernels::Kernel;
+
+/// `op` uniform of the axpby kernels.
+#[derive(Clone, Copy)]
+enum Op {
+    /// y := x
+    Copy = 0,
+    /// y := alpha*x + beta*y (y not read when beta == 0)
+    Axpby = 1,
+}
+
+/// Renders, into a scratch surface shaped like `y`, the result of applying `op` to the `n`
+/// logical elements of `x` (increment `incx`) and `y` (increment `incy`).
+#[allow(clippy::too_many_arguments)]
+fn axpby_pass(
+    ctx: &Context,
+    n: i32,
+    op: Op,
+    alpha: f32,
+    beta: f32,
+    x: &Buffer,
+    incx: i32,
+    y: &Buffer,
+    incy: i32,
+) -> Result<Surface> {
+    let inner = &ctx.inner;
+    // Equal unit increments (both +1 or both -1) pair element k of x with element k of y.
+    let unit = incx == incy && incx.abs() == 1;
+    let kernel = if unit {
+        Kernel::AxpbyUnit
+    } else {
+        Kernel::AxpbyStrided
+    };
+    let prog = inner.program(kernel)?;
+    let yl = y.layout();
+    let out = inner.take_surface(yl.width, yl.height)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "x", 0, x.surface());
+    gl.set_i32(&prog, "x_width", x.layout().width as i32);
+    gl.set_texture(&prog, "y", 1, y.surface());
+    gl.set_i32(&prog, "y_width", yl.width as i32);
+    gl.set_i32(&prog, "incx", incx);
+    gl.set_i32(&prog, "incy", incy);
+    gl.set_i32(&prog, "n", n);
+    gl.set_i32(&prog, "op", op as i32);
+    gl.set_f32(&prog, "alpha", alpha);
+    gl.set_f32(&prog, "beta", beta);
+    gl.draw(&[&out], yl.width, yl.height);
+    Ok(out)
+}
+
+/// Swaps `s` into `buf` and returns the old texture to the pool.
+fn install(buf: &mut Buffer, s: Surface) {
+    let old = buf.replace_surface(s);
+    buf.ctx.give_surface(old);
+}
+
+impl Context {
+    /// `x := alpha * x` over `n` elements of `x` with increment `incx`.
+    ///
+    /// As in reference BLAS, `n <= 0` or `incx < 0` returns without touching `x`, and
+    /// `alpha == 0` multiplies too (a NaN or Inf in `x` becomes NaN). `incx == 0` is an error.
+    pub fn sscal(&self, n: i32, alpha: f32, x: &mut Buffer, incx: i32) -> Result<()> {
+        const R: &str = "sscal";
+        x.check_owner(self, "x")?;
+        check_inc(R, "incx", 4, incx)?;
+        if n <= 0 || incx < 0 {
+            return Ok(());
+        }
+        check_span(R, "x", x.len(), n, incx)?;
+        let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
+        install(x, s);
+        self.inner.enter()?.check(R)
+    }
+
+    /// `y := x` over `n` elements (increments `incx`, `incy`; negative ones walk from the end).
+    pub fn scopy(&self, n: i32, x: &Buffer, incx: i32, y: &mut Buffer, incy: i32) -> Result<()> {
+        const R: &str = "scopy";
+        x.check_owner(self, "x")?;
+        y.check_owner(self, "y")?;
+        check_inc(R, "incx", 3, incx)?;
+        check_inc(R, "incy", 5, incy)?;
+        if n <= 0 {
+            return Ok(());
+        }
+        check_span(R, "x", x.len(), n, incx)?;
+        check_span(R, "y", y.len(), n, incy)?;
+        let s = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
+        install(y, s);
+        self.inner.enter()?.check(R)
+    }
+
+    /// Exchanges `n` elements of `x` and `y` (increments `incx`, `incy`).
+    pub fn sswap(
+        &self,
+        n: i32,
+        x: &mut Buffer,
+        incx: i32,
+        y: &mut Buffer,
+        incy: i32,
+    ) -> Result<()> {
+        const R: &str = "sswap";
+        x.check_owner(self, "x")?;
+        y.check_owner(self, "y")?;
+        check_inc(R, "incx", 3, incx)?;
+        check_inc(R, "incy", 5, incy)?;
+        if n <= 0 {
+            return Ok(());
+        }
+        check_span(R, "x", x.len(), n, incx)?;
+        check_span(R, "y", y.len(), n, incy)?;
+        // Both new contents are rendered from the old textures before either is replaced.
+        let new_x = axpby_pass(self, n, Op::Copy, 1.0, 0.0, y, incy, x, incx)?;
+        let new_y = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
+        install(x, new_x);
+        install(y, new_y);
+        self.inner.enter()?.check(R)
+    }
+
+    /// `y := alpha * x + y` over `n` elements (increments `incx`, `incy`).
+    ///
+    /// `n <= 0` or `alpha == 0` returns at once without reading `x`, as in reference BLAS.
+    ///
+    /// ```no_run
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0])?;
+    /// let mut y = ctx.upload(&[0.0, 0.0, 0.0, 0.0])?;
+    /// ctx.saxpy(2, 3.0, &x, 1, &mut y, -2)?; // y[2] += 3*x[0], y[0] += 3*x[1]
+    /// assert_eq!(y.to_vec()?, vec![6.0, 0.0, 3.0, 0.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn saxpy(
+        &self,
+        n: i32,
+        alpha: f32,
+        x: &Buffer,
+        incx: i32,
+        y: &mut Buffer,
+        incy: i32,
+    ) -> Result<()> {
+        const R: &str = "saxpy";
+        x.check_owner(self, "x")?;
+        y.check_owner(self, "y")?;
+        check_inc(R, "incx", 4, incx)?;
+        check_inc(R, "incy", 6, incy)?;
+        if n <= 0 || alpha == 0.0 {
+            return Ok(());
+        }
+        check_span(R, "x", x.len(), n, incx)?;
+        check_span(R, "y", y.len(), n, incy)?;
+        let s = axpby_pass(self, n, Op::Axpby, alpha, 1.0, x, incx, y, incy)?;
+        install(y, s);
+        self.inner.enter()?.check(R)
+    }
+}

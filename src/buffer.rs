@@ -1,0 +1,206 @@
+//! Device vectors of f32: one RGBA32F texture (with its framebuffer) per buffer.
+
+use std::rc::Rc;
+
+use crate::context::{Context, Inner};
+use crate::error::{Error, Result};
+use crate::gl::Surface;
+use crate::layout::{TexLayout, FLOATS_PER_TEXEL};
+
+/// A vector of `len` floats on the GPU of one [`Context`].
+///
+/// Copies to and from the host never touch memory past the caller's slice: rows the data
+/// fills go straight from (or to) the slice, and only a trailing partial texel goes through
+/// a four-float bounce buffer. The texture is freed when the buffer is dropped.
+///
+/// ```no_run
+/// let ctx = fragblas::Context::new()?;
+/// let mut y = ctx.upload(&[1.0, 2.0, 3.0, 4.0, 5.0])?;
+/// y.write(&[5.0, 4.0, 3.0, 2.0, 1.0])?;
+/// let mut first = [0.0f32; 2];
+/// y.read_into(&mut first)?; // a prefix
+/// assert_eq!(first, [5.0, 4.0]);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+pub struct Buffer {
+    pub(crate) ctx: Rc<Inner>,
+    surface: Option<Surface>,
+    layout: TexLayout,
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("len", &self.layout.len)
+            .field("width", &self.layout.width)
+            .field("height", &self.layout.height)
+            .finish()
+    }
+}
+
+impl Buffer {
+    /// A buffer whose texture is allocated but not yet written (contents zero-cleared).
+    pub(crate) fn uninit(ctx: &Context, len: usize) -> Result<Self> {
+        let layout = ctx.inner.layout(len)?;
+        let gl = ctx.inner.enter()?;
+        let surface = gl.create_surface(layout.width, layout.height)?;
+        gl.clear(&surface);
+        Ok(Buffer {
+            ctx: ctx.inner.clone(),
+            surface: Some(surface),
+            layout,
+        })
+    }
+
+    /// Wraps a surface (shaped for `len` floats in this context) as a buffer.
+    pub(crate) fn from_surface(ctx: &Context, surface: Surface, len: usize) -> Result<Self> {
+        let layout = ctx.inner.layout(len)?;
+        assert!(surface.width == layout.width && surface.height == layout.height);
+        Ok(Buffer {
+            ctx: ctx.inner.clone(),
+            surface: Some(surface),
+            layout,
+        })
+    }
+
+    pub(crate) fn zeros(ctx: &Context, len: usize) -> Result<Self> {
+        let b = Self::uninit(ctx, len)?;
+        b.ctx.enter()?.check("allocating a buffer")?;
+        Ok(b)
+    }
+
+    /// Number of floats.
+    pub fn len(&self) -> usize {
+        self.layout.len
+    }
+
+    /// Whether the buffer holds no floats.
+    pub fn is_empty(&self) -> bool {
+        self.layout.len == 0
+    }
+
+    /// The texture shape behind the buffer.
+    pub fn layout(&self) -> TexLayout {
+        self.layout
+    }
+
+    pub(crate) fn surface(&self) -> &Surface {
+        self.surface.as_ref().expect("a live buffer has a surface")
+    }
+
+    /// Replaces the texture with `s` (same shape) and returns the old one. Kernels that
+    /// cannot read and write one texture render into a scratch surface and swap it in.
+    pub(crate) fn replace_surface(&mut self, s: Surface) -> Surface {
+        let old = self.surface.replace(s).expect("a live buffer has a surface");
+        debug_assert!(old.width == self.layout.width && old.height == self.layout.height);
+        old
+    }
+
+    /// Checks that this buffer belongs to `ctx`; `param` names it in the error.
+    pub(crate) fn check_owner(&self, ctx: &Context, param: &'static str) -> Result<()> {
+        if Rc::ptr_eq(&self.ctx, &ctx.inner) {
+            Ok(())
+        } else {
+            Err(Error::ForeignBuffer { param })
+        }
+    }
+
+    /// Overwrites the whole buffer with `data`, which must hold exactly `len()` floats.
+    pub fn write(&mut self, data: &[f32]) -> Result<()> {
+        if data.len() != self.len() {
+            return Err(Error::LengthMismatch {
+                what: "Buffer::write",
+                expected: self.len(),
+                actual: data.len(),
+            });
+        }
+        let gl = self.ctx.enter()?;
+        let s = self.surface.as_ref().expect("live");
+        let l = self.layout;
+        let (rows, rest) = l.split_rows(data.len());
+        // Whole rows straight from the caller's slice.
+        gl.upload(s, 0, 0, l.width, rows as u32, &data[..rows * l.row_floats()]);
+        // Whole texels of the last, partial row, still straight from the slice.
+        let tail = &data[rows * l.row_floats()..];
+        let whole = rest / FLOATS_PER_TEXEL;
+        gl.upload(s, 0, rows as u32, whole as u32, 1.min(whole as u32), &tail[..whole * 4]);
+        // A trailing partial texel through a bounce buffer, padded with zeros.
+        let part = &tail[whole * 4..];
+        if !part.is_empty() {
+            let mut bounce = [0.0f32; FLOATS_PER_TEXEL];
+            bounce[..part.len()].copy_from_slice(part);
+            gl.upload(s, whole as u32, rows as u32, 1, 1, &bounce);
+        }
+        gl.check("uploading a buffer")
+    }
+
+    /// Copies the first `out.len()` floats into `out` (a prefix, or the whole buffer).
+    pub fn read_into(&self, out: &mut [f32]) -> Result<()> {
+        if out.len() > self.len() {
+            return Err(Error::LengthMismatch {
+                what: "Buffer::read_into (at most the buffer's length)",
+                expected: self.len(),
+                actual: out.len(),
+            });
+        }
+        let gl = self.ctx.enter()?;
+        let s = self.surface();
+        let l = self.layout;
+        let (rows, rest) = l.split_rows(out.len());
+        let row_floats = l.row_floats();
+        let (head, tail) = out.split_at_mut(rows * row_floats);
+        gl.download(s, 0, 0, l.width, rows as u32, head);
+        let whole = rest / FLOATS_PER_TEXEL;
+        let (mid, part) = tail.split_at_mut(whole * 4);
+        gl.download(s, 0, rows as u32, whole as u32, 1.min(whole as u32), mid);
+        if !part.is_empty() {
+            let mut bounce = [0.0f32; FLOATS_PER_TEXEL];
+            gl.download(s, whole as u32, rows as u32, 1, 1, &mut bounce);
+            let k = part.len();
+            part.copy_from_slice(&bounce[..k]);
+        }
+        gl.check("downloading a buffer")
+    }
+
+    /// The whole buffer as a new vector.
+    pub fn to_vec(&self) -> Result<Vec<f32>> {
+        let mut v = vec![0.0; self.len()];
+        self.read_into(&mut v)?;
+        Ok(v)
+    }
+
+    /// Device-to-device copy of `src` (same context, same length) into this buffer.
+    pub fn copy_from(&mut self, src: &Buffer) -> Result<()> {
+        if !Rc::ptr_eq(&self.ctx, &src.ctx) {
+            return Err(Error::ForeignBuffer { param: "src" });
+        }
+        if src.len() != self.len() {
+            return Err(Error::LengthMismatch {
+                what: "Buffer::copy_from",
+                expected: self.len(),
+                actual: src.len(),
+            });
+        }
+        let gl = self.ctx.enter()?;
+        gl.blit(src.surface(), self.surface());
+        gl.check("device-to-device copy")
+    }
+
+    /// A new buffer with the same contents, copied on the device.
+    pub fn try_clone(&self) -> Result<Buffer> {
+        let ctx = Context {
+            inner: self.ctx.clone(),
+        };
+        let mut b = Buffer::uninit(&ctx, self.len())?;
+        b.copy_from(self)?;
+        Ok(b)
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if let Some(s) = self.surface.take() {
+            self.ctx.free_surface(s);
+        }
+    }
+}

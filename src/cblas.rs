@@ -1,0 +1,1 @@
+//! CBLAS-shaped host API: host slices in, host slices out.

@@ -1,0 +1,351 @@
+//! The headless GL context: device choice, capabilities, the per-context program cache and
+//! the pool of scratch textures.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::buffer::Buffer;
+use crate::error::{Error, Result};
+use crate::gl::egl::{self, EglContext};
+use crate::gl::{Gl, Program, Surface};
+use crate::kernels::{Kernel, PRELUDE_GL33};
+use crate::layout::TexLayout;
+
+/// Environment variable that picks an EGL device by index (see [`list_devices`]).
+pub const DEVICE_ENV: &str = "FRAGBLAS_DEVICE";
+
+pub use crate::gl::egl::{list_devices, DeviceDesc};
+
+/// Default texels per row of a buffer texture (clamped to the device's max texture size).
+pub const DEFAULT_WIDTH_CAP: u32 = 8192;
+
+/// Default number of texels each reduction fragment folds together per pass.
+pub const DEFAULT_REDUCE_FAN_IN: u32 = 16;
+
+/// Scratch textures kept for reuse beyond this many bytes are freed instead.
+const POOL_BUDGET_BYTES: usize = 512 << 20;
+
+/// How to create a [`Context`].
+#[derive(Debug, Clone, Default)]
+pub struct ContextOptions {
+    /// EGL device index; `None` reads [`DEVICE_ENV`], and without it takes the first hardware
+    /// device that works, else the software one.
+    pub device: Option<usize>,
+    /// Texels per row of buffer textures; `None` is [`DEFAULT_WIDTH_CAP`]. Clamped to the
+    /// device's max texture size.
+    pub width_cap: Option<u32>,
+}
+
+/// What a user may want to know about the device behind a context.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    /// `GL_RENDERER`, e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`.
+    pub renderer: String,
+    /// `GL_VENDOR`.
+    pub vendor: String,
+    /// `GL_VERSION`.
+    pub version: String,
+    /// `GL_SHADING_LANGUAGE_VERSION`.
+    pub glsl_version: String,
+    /// `GL_MAX_TEXTURE_SIZE`.
+    pub max_texture_size: u32,
+    /// `GL_MAX_DRAW_BUFFERS`.
+    pub max_draw_buffers: u32,
+    /// Whether EGL marks the device as a software rasteriser.
+    pub software: bool,
+    /// Index of the device in [`list_devices`].
+    pub device_index: usize,
+    /// GL extensions, sorted.
+    pub extensions: Vec<String>,
+}
+
+/// A headless GL context on one device. Everything the crate computes runs in one.
+///
+/// A context is bound to the thread that created it (it is neither `Send` nor `Sync`), and
+/// buffers belong to the context that made them. Several contexts may live in one process
+/// and one thread; each operation makes its own context current.
+///
+/// ```no_run
+/// let ctx = fragblas::Context::new()?;
+/// println!("{} ({})", ctx.info().renderer, ctx.info().version);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Rc<Inner>,
+}
+
+/// The shared state of a context; buffers hold an `Rc` to it so it outlives them.
+pub(crate) struct Inner {
+    id: usize,
+    egl: EglContext,
+    gl: Gl,
+    info: DeviceInfo,
+    width_cap: u32,
+    reduce_fan_in: Cell<u32>,
+    programs: RefCell<HashMap<Kernel, Rc<Program>>>,
+    pool: RefCell<Pool>,
+}
+
+thread_local! {
+    /// Id of the context current on this thread (0: none of ours).
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+}
+
+static NEXT_ID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+
+impl Context {
+    /// Creates a context with default options; `FRAGBLAS_DEVICE` picks the device if set.
+    pub fn new() -> Result<Self> {
+        Self::with_options(ContextOptions::default())
+    }
+
+    /// Creates a context with the given options.
+    pub fn with_options(options: ContextOptions) -> Result<Self> {
+        let device = match options.device {
+            Some(i) => Some(i),
+            None => match std::env::var(DEVICE_ENV) {
+                Ok(v) if !v.trim().is_empty() => Some(v.trim().parse::<usize>().map_err(|_| {
+                    Error::NoDevice(format!(
+                        "{DEVICE_ENV}={v:?} is not a device index (a non-negative integer)"
+                    ))
+                })?),
+                _ => None,
+            },
+        };
+        let (egl, glow_ctx, desc) = egl::create(device)?;
+        let gl = Gl::new(glow_ctx)?;
+        let s = gl.strings();
+        let info = DeviceInfo {
+            renderer: s.renderer,
+            vendor: s.vendor,
+            version: s.version,
+            glsl_version: s.glsl_version,
+            max_texture_size: s.max_texture_size,
+            max_draw_buffers: s.max_draw_buffers,
+            software: desc.software,
+            device_index: desc.index,
+            extensions: s.extensions,
+        };
+        let width_cap = options
+            .width_cap
+            .unwrap_or(DEFAULT_WIDTH_CAP)
+            .clamp(1, info.max_texture_size.max(1));
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        CURRENT.with(|c| c.set(id));
+        let inner = Inner {
+            id,
+            egl,
+            gl,
+            info,
+            width_cap,
+            reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
+            programs: RefCell::new(HashMap::new()),
+            pool: RefCell::new(Pool::default()),
+        };
+        inner.gl.check("context creation")?;
+        Ok(Context {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// The device behind this context.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// Texels per row of this context's buffer textures.
+    pub fn width_cap(&self) -> u32 {
+        self.inner.width_cap
+    }
+
+    /// The largest buffer (in floats) this context can hold.
+    pub fn max_buffer_len(&self) -> usize {
+        crate::layout::max_floats(self.inner.width_cap, self.inner.info.max_texture_size)
+    }
+
+    /// Texels each reduction fragment folds together per pass (2 is the blueprint's half
+    /// reduction).
+    pub fn reduce_fan_in(&self) -> u32 {
+        self.inner.reduce_fan_in.get()
+    }
+
+    /// Sets the reduction fan-in; values below 2 are an error.
+    pub fn set_reduce_fan_in(&self, fan_in: u32) -> Result<()> {
+        if !(2..=1024).contains(&fan_in) {
+            return Err(Error::Unsupported(format!(
+                "reduction fan-in {fan_in}: it must lie in 2..=1024"
+            )));
+        }
+        self.inner.reduce_fan_in.set(fan_in);
+        Ok(())
+    }
+
+    /// A zero-filled buffer of `len` floats.
+    pub fn zeros(&self, len: usize) -> Result<Buffer> {
+        Buffer::zeros(self, len)
+    }
+
+    /// A buffer holding a copy of `data`.
+    ///
+    /// ```no_run
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0])?;
+    /// assert_eq!(x.to_vec()?, vec![1.0, 2.0, 3.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn upload(&self, data: &[f32]) -> Result<Buffer> {
+        let mut b = Buffer::uninit(self, data.len())?;
+        b.write(data)?;
+        Ok(b)
+    }
+
+    /// Blocks until the GPU has finished all work queued on this context.
+    pub fn finish(&self) -> Result<()> {
+        let gl = self.inner.enter()?;
+        gl.finish();
+        gl.check("finish")
+    }
+
+    /// Frees the scratch textures this context keeps for reuse.
+    pub fn trim(&self) -> Result<()> {
+        let gl = self.inner.enter()?;
+        self.inner.pool.borrow_mut().clear(gl);
+        Ok(())
+    }
+
+    /// Compiles every kernel now (otherwise each compiles on first use). Useful before timing.
+    pub fn warm_up(&self) -> Result<()> {
+        for k in crate::kernels::ALL {
+            self.inner.program(*k)?;
+        }
+        Ok(())
+    }
+}
+
+impl Inner {
+    /// Makes this context current on the calling thread (if it is not) and returns its GL.
+    pub(crate) fn enter(&self) -> Result<&Gl> {
+        if CURRENT.with(|c| c.get()) != self.id {
+            self.egl.make_current()?;
+            CURRENT.with(|c| c.set(self.id));
+        }
+        Ok(&self.gl)
+    }
+
+    pub(crate) fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub(crate) fn width_cap(&self) -> u32 {
+        self.width_cap
+    }
+
+    pub(crate) fn reduce_fan_in(&self) -> u32 {
+        self.reduce_fan_in.get()
+    }
+
+    /// Layout of a buffer of `len` floats in this context.
+    pub(crate) fn layout(&self, len: usize) -> Result<TexLayout> {
+        TexLayout::new(len, self.width_cap, self.info.max_texture_size)
+    }
+
+    /// The program of kernel `k`, compiled on first use.
+    pub(crate) fn program(&self, k: Kernel) -> Result<Rc<Program>> {
+        if let Some(p) = self.programs.borrow().get(&k) {
+            return Ok(p.clone());
+        }
+        let gl = self.enter()?;
+        let (vs, fs) = k.sources(PRELUDE_GL33);
+        let p = Rc::new(gl.compile(k.name(), &vs, &fs)?);
+        self.programs.borrow_mut().insert(k, p.clone());
+        Ok(p)
+    }
+
+    /// A scratch surface of exactly `width` x `height`, from the pool or new.
+    pub(crate) fn take_surface(&self, width: u32, height: u32) -> Result<Surface> {
+        let gl = self.enter()?;
+        if let Some(s) = self.pool.borrow_mut().take(width, height) {
+            return Ok(s);
+        }
+        gl.create_surface(width, height)
+    }
+
+    /// Returns a surface to the pool (or frees it when the pool is full).
+    pub(crate) fn give_surface(&self, s: Surface) {
+        if self.enter().is_ok() {
+            self.pool.borrow_mut().give(&self.gl, s);
+        }
+        // If the context cannot be made current the handle leaks with the context, which
+        // frees all its objects when it is destroyed.
+    }
+
+    /// Frees a surface now.
+    pub(crate) fn free_surface(&self, s: Surface) {
+        if self.enter().is_ok() {
+            self.gl.delete_surface(s);
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if self.enter().is_ok() {
+            self.pool.get_mut().clear(&self.gl);
+            for (_, p) in self.programs.get_mut().drain() {
+                if let Ok(p) = Rc::try_unwrap(p) {
+                    self.gl.delete_program(p);
+                }
+            }
+            self.gl.release();
+            self.gl.finish();
+        }
+        CURRENT.with(|c| {
+            if c.get() == self.id {
+                c.set(0)
+            }
+        });
+    }
+}
+
+/// Scratch surfaces kept for reuse, keyed by shape, within a byte budget.
+#[derive(Default)]
+struct Pool {
+    free: HashMap<(u32, u32), Vec<Surface>>,
+    bytes: usize,
+}
+
+fn surface_bytes(s: &Surface) -> usize {
+    s.width as usize * s.height as usize * 16
+}
+
+impl Pool {
+    fn take(&mut self, width: u32, height: u32) -> Option<Surface> {
+        let s = self.free.get_mut(&(width, height))?.pop()?;
+        self.bytes -= surface_bytes(&s);
+        Some(s)
+    }
+
+    fn give(&mut self, gl: &Gl, s: Surface) {
+        let b = surface_bytes(&s);
+        if self.bytes + b > POOL_BUDGET_BYTES {
+            self.clear(gl);
+        }
+        if b > POOL_BUDGET_BYTES {
+            gl.delete_surface(s);
+            return;
+        }
+        self.bytes += b;
+        self.free.entry((s.width, s.height)).or_default().push(s);
+    }
+
+    fn clear(&mut self, gl: &Gl) {
+        for (_, v) in self.free.drain() {
+            for s in v {
+                gl.delete_surface(s);
+            }
+        }
+        self.bytes = 0;
+    }
+}

@@ -1,0 +1,150 @@
+//! Headless EGL set-up: pick a device from the EGL device platform, create a surfaceless
+//! GL 3.3 core context on it and load the GL function table.
+
+use std::ffi::CString;
+
+use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display::Display};
+use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::display::GlDisplay;
+use glutin::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// Extension that marks Mesa's software (llvmpipe) device.
+const SOFTWARE_EXT: &str = "EGL_MESA_device_software";
+
+/// What EGL says about one device.
+#[derive(Debug, Clone)]
+pub struct DeviceDesc {
+    /// Index in the EGL device list (what `FRAGBLAS_DEVICE` selects).
+    pub index: usize,
+    /// Whether the device is a software rasteriser.
+    pub software: bool,
+    /// Device extensions, sorted.
+    pub extensions: Vec<String>,
+}
+
+/// The EGL objects one context keeps alive.
+pub(crate) struct EglContext {
+    context: PossiblyCurrentContext,
+    // Kept so the display outlives the context; glutin never terminates a shared display.
+    _display: Display,
+}
+
+impl EglContext {
+    /// Makes this context current on the calling thread.
+    pub(crate) fn make_current(&self) -> Result<()> {
+        self.context
+            .make_current_surfaceless()
+            .map_err(|e| Error::Context(format!("eglMakeCurrent failed: {e}")))
+    }
+}
+
+const INSTALL_HINT: &str = "install an EGL driver: on Debian/Ubuntu `apt-get install libegl1 \
+     libegl-mesa0 libgl1-mesa-dri` for Mesa (software llvmpipe works without a GPU), or the \
+     GPU vendor's driver with its EGL library";
+
+fn devices() -> Result<Vec<Device>> {
+    let list = Device::query_devices().map_err(|e| {
+        Error::NoDevice(format!(
+            "could not enumerate EGL devices ({e}); libEGL.so.1 or EGL_EXT_device_enumeration \
+             is missing: {INSTALL_HINT}"
+        ))
+    })?;
+    Ok(list.collect())
+}
+
+/// Lists the EGL devices in the order `FRAGBLAS_DEVICE` indexes them.
+pub fn list_devices() -> Result<Vec<DeviceDesc>> {
+    Ok(devices()?
+        .iter()
+        .enumerate()
+        .map(|(index, d)| describe(index, d))
+        .collect())
+}
+
+fn describe(index: usize, d: &Device) -> DeviceDesc {
+    let mut extensions: Vec<String> = d.extensions().iter().map(|s| s.to_string()).collect();
+    extensions.sort();
+    DeviceDesc {
+        index,
+        software: d.extensions().contains(SOFTWARE_EXT),
+        extensions,
+    }
+}
+
+/// Creates a context on device `index`, or on the first hardware device that works, falling
+/// back to a software one, when `index` is `None`.
+pub(crate) fn create(index: Option<usize>) -> Result<(EglContext, glow::Context, DeviceDesc)> {
+    let devs = devices()?;
+    if devs.is_empty() {
+        return Err(Error::NoDevice(format!(
+            "EGL lists no devices: {INSTALL_HINT}"
+        )));
+    }
+    if let Some(i) = index {
+        let d = devs.get(i).ok_or_else(|| {
+            Error::NoDevice(format!(
+                "device index {i} requested but EGL lists {} device(s) (indices 0..{})",
+                devs.len(),
+                devs.len() - 1
+            ))
+        })?;
+        return create_on(d).map(|(c, g)| (c, g, describe(i, d)));
+    }
+    // Hardware first, then software; in EGL's order within each group.
+    let mut order: Vec<usize> = (0..devs.len()).collect();
+    order.sort_by_key(|&i| devs[i].extensions().contains(SOFTWARE_EXT));
+    let mut failures = Vec::new();
+    for i in order {
+        match create_on(&devs[i]) {
+            Ok((c, g)) => return Ok((c, g, describe(i, &devs[i]))),
+            Err(e) => failures.push(format!("device {i}: {e}")),
+        }
+    }
+    Err(Error::NoDevice(format!(
+        "no EGL device gave a GL 3.3 core context ({}); {INSTALL_HINT}",
+        failures.join("; ")
+    )))
+}
+
+fn create_on(device: &Device) -> Result<(EglContext, glow::Context)> {
+    // SAFETY: `None` is the documented argument for a device display; the device comes from
+    // EGL's own enumeration and outlives this call.
+    let display = unsafe { Display::with_device(device, None) }
+        .map_err(|e| Error::Context(format!("eglGetPlatformDisplay(device) failed: {e}")))?;
+    let template = ConfigTemplateBuilder::new()
+        .with_surface_type(ConfigSurfaceTypes::empty())
+        .with_api(Api::OPENGL)
+        .build();
+    // SAFETY: the template is a valid, fully built glutin template.
+    let config = unsafe { display.find_configs(template) }
+        .map_err(|e| Error::Context(format!("eglChooseConfig failed: {e}")))?
+        .next()
+        .ok_or_else(|| Error::Context("no EGL config supports desktop OpenGL".into()))?;
+    let attrs = ContextAttributesBuilder::new()
+        .with_profile(GlProfile::Core)
+        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+        .build(None);
+    // SAFETY: `config` belongs to `display`; no window handle is involved.
+    let not_current = unsafe { display.create_context(&config, &attrs) }
+        .map_err(|e| Error::Context(format!("eglCreateContext (GL 3.3 core) failed: {e}")))?;
+    let context = not_current
+        .make_current_surfaceless()
+        .map_err(|e| Error::Context(format!("surfaceless eglMakeCurrent failed: {e}")))?;
+    // SAFETY: the context is current; eglGetProcAddress returns entry points valid for it.
+    let gl = unsafe {
+        glow::Context::from_loader_function(|name| {
+            let c = CString::new(name).expect("GL function names have no NUL");
+            display.get_proc_address(&c)
+        })
+    };
+    Ok((
+        EglContext {
+            context,
+            _display: display,
+        },
+        gl,
+    ))
+}

@@ -1,0 +1,420 @@
+//! Thin safe wrappers over the GL calls this crate makes. Every `unsafe` GL call of the crate
+//! lives in this module (and EGL set-up in [`egl`]); everything above it is safe Rust.
+//!
+//! The invariant that makes these calls sound: a [`Gl`] is only used while its context is
+//! current on the calling thread (the owning `Context` makes it current before every
+//! operation and is not `Send`), and every object handle passed in was created by the same
+//! `Gl` and not yet deleted (handles are owned by types that delete them exactly once).
+
+pub(crate) mod egl;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use glow::HasContext;
+
+use crate::error::{Error, Result};
+
+/// An RGBA32F texture with a framebuffer that renders into it.
+#[derive(Debug)]
+pub(crate) struct Surface {
+    tex: glow::Texture,
+    fbo: glow::Framebuffer,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A linked program with its uniform locations looked up once.
+pub(crate) struct Program {
+    name: &'static str,
+    program: glow::Program,
+    locations: RefCell<HashMap<&'static str, Option<glow::UniformLocation>>>,
+}
+
+impl Program {
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+/// A GL function table bound to one context, plus the VAO every draw uses.
+pub(crate) struct Gl {
+    gl: glow::Context,
+    vao: glow::VertexArray,
+}
+
+/// Numbers read off a context once at creation.
+#[derive(Debug, Clone)]
+pub(crate) struct GlStrings {
+    pub renderer: String,
+    pub vendor: String,
+    pub version: String,
+    pub glsl_version: String,
+    pub max_texture_size: u32,
+    pub max_draw_buffers: u32,
+    pub extensions: Vec<String>,
+}
+
+impl Gl {
+    /// Wraps a loaded function table. The context must be current.
+    pub(crate) fn new(gl: glow::Context) -> Result<Self> {
+        // SAFETY: the context that loaded `gl` is current (egl::create made it so).
+        let vao = unsafe { gl.create_vertex_array() }.map_err(Error::Context)?;
+        // SAFETY: as above; `vao` was just created by this context.
+        unsafe {
+            gl.bind_vertex_array(Some(vao));
+            gl.disable(glow::DITHER);
+            gl.disable(glow::BLEND);
+            gl.disable(glow::DEPTH_TEST);
+            gl.disable(glow::SCISSOR_TEST);
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
+        }
+        Ok(Gl { gl, vao })
+    }
+
+    pub(crate) fn strings(&self) -> GlStrings {
+        // SAFETY: plain queries on the current context.
+        unsafe {
+            let mut extensions: Vec<String> =
+                self.gl.supported_extensions().iter().cloned().collect();
+            extensions.sort();
+            GlStrings {
+                renderer: self.gl.get_parameter_string(glow::RENDERER),
+                vendor: self.gl.get_parameter_string(glow::VENDOR),
+                version: self.gl.get_parameter_string(glow::VERSION),
+                glsl_version: self.gl.get_parameter_string(glow::SHADING_LANGUAGE_VERSION),
+                max_texture_size: self.gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(0) as u32,
+                max_draw_buffers: self.gl.get_parameter_i32(glow::MAX_DRAW_BUFFERS).max(0) as u32,
+                extensions,
+            }
+        }
+    }
+
+    /// Allocates a `width` x `height` RGBA32F texture and its framebuffer.
+    pub(crate) fn create_surface(&self, width: u32, height: u32) -> Result<Surface> {
+        let gl = &self.gl;
+        // SAFETY: current context; sizes are checked against MAX_TEXTURE_SIZE by callers
+        // (a bad size yields a GL error that is reported below, not undefined behaviour);
+        // `None` pixels allocate without reading host memory.
+        unsafe {
+            let tex = gl.create_texture().map_err(Error::Context)?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
+            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE as i32);
+            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32);
+            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAX_LEVEL, 0);
+            gl.tex_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                glow::RGBA32F as i32,
+                width as i32,
+                height as i32,
+                0,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelUnpackData::Slice(None),
+            );
+            gl.bind_texture(glow::TEXTURE_2D, None);
+            let err = gl.get_error();
+            if err != glow::NO_ERROR {
+                gl.delete_texture(tex);
+                return Err(Error::Gl {
+                    operation: "allocating an RGBA32F texture",
+                    code: err,
+                });
+            }
+            let fbo = gl.create_framebuffer().map_err(Error::Context)?;
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_texture_2d(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(tex),
+                0,
+            );
+            let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            if status != glow::FRAMEBUFFER_COMPLETE {
+                gl.delete_framebuffer(fbo);
+                gl.delete_texture(tex);
+                return Err(Error::Framebuffer(status));
+            }
+            Ok(Surface {
+                tex,
+                fbo,
+                width,
+                height,
+            })
+        }
+    }
+
+    /// Sets every texel of `s` to zero.
+    pub(crate) fn clear(&self, s: &Surface) {
+        // SAFETY: the framebuffer is complete; draw buffer 0 is its only colour attachment.
+        unsafe {
+            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(s.fbo));
+            self.gl.clear_buffer_f32_slice(glow::COLOR, 0, &[0.0; 4]);
+            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        }
+    }
+
+    /// Frees a surface. Takes it by value so it cannot be used again.
+    pub(crate) fn delete_surface(&self, s: Surface) {
+        // SAFETY: the handles were created by this context and are deleted once (by value).
+        unsafe {
+            self.gl.delete_framebuffer(s.fbo);
+            self.gl.delete_texture(s.tex);
+        }
+    }
+
+    /// Writes `data` (exactly `w * h * 4` floats) into the rectangle at `(x, y)`.
+    pub(crate) fn upload(&self, s: &Surface, x: u32, y: u32, w: u32, h: u32, data: &[f32]) {
+        assert!(x + w <= s.width && y + h <= s.height, "upload rectangle outside the texture");
+        assert_eq!(data.len(), w as usize * h as usize * 4, "upload length");
+        if w == 0 || h == 0 {
+            return;
+        }
+        // SAFETY: `data` holds exactly the w*h RGBA float texels GL reads (asserted above,
+        // with UNPACK_ALIGNMENT 4 and no row length set), and the rectangle is inside the texture.
+        unsafe {
+            self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
+            self.gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                x as i32,
+                y as i32,
+                w as i32,
+                h as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(data))),
+            );
+            self.gl.bind_texture(glow::TEXTURE_2D, None);
+        }
+    }
+
+    /// Reads the rectangle at `(x, y)` into `out` (exactly `w * h * 4` floats).
+    pub(crate) fn download(&self, s: &Surface, x: u32, y: u32, w: u32, h: u32, out: &mut [f32]) {
+        assert!(x + w <= s.width && y + h <= s.height, "download rectangle outside the texture");
+        assert_eq!(out.len(), w as usize * h as usize * 4, "download length");
+        if w == 0 || h == 0 {
+            return;
+        }
+        // SAFETY: `out` has room for exactly the w*h RGBA float texels GL writes (asserted
+        // above, PACK_ALIGNMENT 4), and the rectangle lies inside the attached texture.
+        unsafe {
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
+            self.gl.read_pixels(
+                x as i32,
+                y as i32,
+                w as i32,
+                h as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::Slice(Some(bytemuck::cast_slice_mut(out))),
+            );
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+        }
+    }
+
+    /// Copies the whole of `src` into `dst` (same size) without a shader.
+    pub(crate) fn blit(&self, src: &Surface, dst: &Surface) {
+        assert!(src.width == dst.width && src.height == dst.height, "blit of unequal sizes");
+        // SAFETY: both framebuffers belong to this context and are complete; NEAREST is the
+        // filter GL allows for float formats.
+        unsafe {
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.fbo));
+            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.fbo));
+            self.gl.blit_framebuffer(
+                0,
+                0,
+                src.width as i32,
+                src.height as i32,
+                0,
+                0,
+                dst.width as i32,
+                dst.height as i32,
+                glow::COLOR_BUFFER_BIT,
+                glow::NEAREST,
+            );
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        }
+    }
+
+    /// Compiles and links a program; failures carry the driver's log.
+    pub(crate) fn compile(&self, name: &'static str, vs: &str, fs: &str) -> Result<Program> {
+        let gl = &self.gl;
+        // SAFETY: current context; shader objects are deleted on every path.
+        unsafe {
+            let mut shaders = Vec::with_capacity(2);
+            for (kind, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+                let sh = gl.create_shader(kind).map_err(Error::Context)?;
+                gl.shader_source(sh, src);
+                gl.compile_shader(sh);
+                if !gl.get_shader_compile_status(sh) {
+                    let log = gl.get_shader_info_log(sh);
+                    gl.delete_shader(sh);
+                    for s in shaders {
+                        gl.delete_shader(s);
+                    }
+                    return Err(Error::ShaderCompile { kernel: name, log });
+                }
+                shaders.push(sh);
+            }
+            let program = gl.create_program().map_err(Error::Context)?;
+            for &s in &shaders {
+                gl.attach_shader(program, s);
+            }
+            gl.link_program(program);
+            let ok = gl.get_program_link_status(program);
+            for s in shaders {
+                gl.detach_shader(program, s);
+                gl.delete_shader(s);
+            }
+            if !ok {
+                let log = gl.get_program_info_log(program);
+                gl.delete_program(program);
+                return Err(Error::ProgramLink { kernel: name, log });
+            }
+            Ok(Program {
+                name,
+                program,
+                locations: RefCell::new(HashMap::new()),
+            })
+        }
+    }
+
+    pub(crate) fn delete_program(&self, p: Program) {
+        // SAFETY: created by this context, deleted once (by value).
+        unsafe { self.gl.delete_program(p.program) }
+    }
+
+    fn location(&self, p: &Program, name: &'static str) -> Option<glow::UniformLocation> {
+        p.locations
+            .borrow_mut()
+            .entry(name)
+            // SAFETY: `p` is a linked program of this context.
+            .or_insert_with(|| unsafe { self.gl.get_uniform_location(p.program, name) })
+            .clone()
+    }
+
+    /// Makes `p` the current program.
+    pub(crate) fn use_program(&self, p: &Program) {
+        // SAFETY: `p` is a linked program of this context.
+        unsafe { self.gl.use_program(Some(p.program)) }
+    }
+
+    /// Binds `s` to texture unit `unit` and points sampler uniform `name` at it.
+    /// A uniform the compiler optimised away is silently skipped (GL does the same).
+    pub(crate) fn set_texture(&self, p: &Program, name: &'static str, unit: u32, s: &Surface) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current (callers use_program first), `s` is a live texture.
+        unsafe {
+            self.gl.active_texture(glow::TEXTURE0 + unit);
+            self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
+            self.gl.uniform_1_i32(loc.as_ref(), unit as i32);
+        }
+    }
+
+    pub(crate) fn set_i32(&self, p: &Program, name: &'static str, v: i32) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_1_i32(loc.as_ref(), v) }
+    }
+
+    pub(crate) fn set_f32(&self, p: &Program, name: &'static str, v: f32) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_1_f32(loc.as_ref(), v) }
+    }
+
+    /// Runs the current program over the `w` x `h` rectangle at the origin of `targets`
+    /// (one per `out` location), drawing one full-screen triangle.
+    pub(crate) fn draw(&self, targets: &[&Surface], w: u32, h: u32) {
+        assert!(!targets.is_empty());
+        for t in targets {
+            assert!(w <= t.width && h <= t.height, "viewport larger than the target");
+        }
+        // SAFETY: the first target's framebuffer is complete with attachment 0; further
+        // targets are attached to it as extra colour attachments for this draw only and
+        // detached afterwards; the VAO bound at creation stays bound.
+        unsafe {
+            let gl = &self.gl;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(targets[0].fbo));
+            if targets.len() > 1 {
+                let mut bufs = vec![glow::COLOR_ATTACHMENT0];
+                for (i, t) in targets.iter().enumerate().skip(1) {
+                    let att = glow::COLOR_ATTACHMENT0 + i as u32;
+                    gl.framebuffer_texture_2d(
+                        glow::DRAW_FRAMEBUFFER,
+                        att,
+                        glow::TEXTURE_2D,
+                        Some(t.tex),
+                        0,
+                    );
+                    bufs.push(att);
+                }
+                gl.draw_buffers(&bufs);
+            }
+            gl.viewport(0, 0, w as i32, h as i32);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            if targets.len() > 1 {
+                for i in 1..targets.len() {
+                    gl.framebuffer_texture_2d(
+                        glow::DRAW_FRAMEBUFFER,
+                        glow::COLOR_ATTACHMENT0 + i as u32,
+                        glow::TEXTURE_2D,
+                        None,
+                        0,
+                    );
+                }
+                gl.draw_buffers(&[glow::COLOR_ATTACHMENT0]);
+            }
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        }
+    }
+
+    /// Blocks until every command issued so far has finished.
+    pub(crate) fn finish(&self) {
+        // SAFETY: plain call on the current context.
+        unsafe { self.gl.finish() }
+    }
+
+    /// Submits queued commands without waiting.
+    pub(crate) fn flush(&self) {
+        // SAFETY: plain call on the current context.
+        unsafe { self.gl.flush() }
+    }
+
+    /// Turns a pending GL error into an [`Error`], draining the error queue.
+    pub(crate) fn check(&self, operation: &'static str) -> Result<()> {
+        // SAFETY: plain query on the current context.
+        let first = unsafe { self.gl.get_error() };
+        if first == glow::NO_ERROR {
+            return Ok(());
+        }
+        // Drain any further flags so none is left behind for the next operation.
+        for _ in 0..16 {
+            // SAFETY: as above.
+            if unsafe { self.gl.get_error() } == glow::NO_ERROR {
+                break;
+            }
+        }
+        Err(Error::Gl {
+            operation,
+            code: first,
+        })
+    }
+
+    /// Frees the VAO; called once when the owning context is dropped.
+    pub(crate) fn release(&self) {
+        // SAFETY: the VAO was created by this context and is deleted once, at teardown.
+        unsafe {
+            self.gl.bind_vertex_array(None);
+            self.gl.delete_vertex_array(self.vao);
+        }
+    }
+}

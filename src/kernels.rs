@@ -1,0 +1,104 @@
+//! The fragment kernels: each lives in one file under `glsl/`, loaded with `include_str!`.
+//! A program's source is the version prelude, the shared helpers of `glsl/common.glsl`, and
+//! the kernel file, in that order; nothing else is pasted in.
+
+/// Every fragment kernel of the crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Kernel {
+    /// `y = alpha*x + beta*y` (or a copy) on unit-stride vectors, one texel per fragment.
+    AxpbyUnit,
+    /// The same with any increments; untouched elements pass through.
+    AxpbyStrided,
+    /// First reduction pass of sdot: products of x and y, `fan_in` texels per fragment.
+    DotMap,
+    /// First pass of sasum: |x|.
+    AsumMap,
+    /// First pass of the snrm2 scale: max |x|.
+    AmaxMap,
+    /// Second snrm2 pass: sum of (x/scale)^2.
+    SsqMap,
+    /// First pass of isamax: best (|x|, index) candidate per fragment.
+    IamaxMap,
+    /// Ping-pong pass: sums `fan_in` texels.
+    SumReduce,
+    /// Ping-pong pass: maxima of `fan_in` texels.
+    MaxReduce,
+    /// Ping-pong pass: best of `fan_in` isamax candidates.
+    IamaxReduce,
+    /// Last pass: sum of the four lanes of texel 0.
+    SumFinal,
+    /// Last pass: max of the four lanes of texel 0.
+    MaxFinal,
+    /// Last snrm2 pass: scale * sqrt(sum of lanes).
+    Nrm2Final,
+}
+
+const VERTEX: &str = include_str!("../glsl/fullscreen.vert");
+const COMMON: &str = include_str!("../glsl/common.glsl");
+
+impl Kernel {
+    /// File name of the kernel, used in error messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::AxpbyUnit => "axpby_unit.frag",
+            Kernel::AxpbyStrided => "axpby_strided.frag",
+            Kernel::DotMap => "dot_map.frag",
+            Kernel::AsumMap => "asum_map.frag",
+            Kernel::AmaxMap => "amax_map.frag",
+            Kernel::SsqMap => "ssq_map.frag",
+            Kernel::IamaxMap => "iamax_map.frag",
+            Kernel::SumReduce => "sum_reduce.frag",
+            Kernel::MaxReduce => "max_reduce.frag",
+            Kernel::IamaxReduce => "iamax_reduce.frag",
+            Kernel::SumFinal => "sum_final.frag",
+            Kernel::MaxFinal => "max_final.frag",
+            Kernel::Nrm2Final => "nrm2_final.frag",
+        }
+    }
+
+    fn body(self) -> &'static str {
+        match self {
+            Kernel::AxpbyUnit => include_str!("../glsl/axpby_unit.frag"),
+            Kernel::AxpbyStrided => include_str!("../glsl/axpby_strided.frag"),
+            Kernel::DotMap => include_str!("../glsl/dot_map.frag"),
+            Kernel::AsumMap => include_str!("../glsl/asum_map.frag"),
+            Kernel::AmaxMap => include_str!("../glsl/amax_map.frag"),
+            Kernel::SsqMap => include_str!("../glsl/ssq_map.frag"),
+            Kernel::IamaxMap => include_str!("../glsl/iamax_map.frag"),
+            Kernel::SumReduce => include_str!("../glsl/sum_reduce.frag"),
+            Kernel::MaxReduce => include_str!("../glsl/max_reduce.frag"),
+            Kernel::IamaxReduce => include_str!("../glsl/iamax_reduce.frag"),
+            Kernel::SumFinal => include_str!("../glsl/sum_final.frag"),
+            Kernel::MaxFinal => include_str!("../glsl/max_final.frag"),
+            Kernel::Nrm2Final => include_str!("../glsl/nrm2_final.frag"),
+        }
+    }
+
+    /// Vertex and fragment source for the given version prelude.
+    pub(crate) fn sources(self, prelude: &str) -> (String, String) {
+        (
+            format!("{prelude}\n{VERTEX}"),
+            format!("{prelude}\n{COMMON}\n{}", self.body()),
+        )
+    }
+}
+
+/// Version prelude for desktop GL 3.3 core.
+pub(crate) const PRELUDE_GL33: &str = "#version 330 core";
+
+/// Every kernel, for compiling ahead of use.
+pub(crate) const ALL: &[Kernel] = &[
+    Kernel::AxpbyUnit,
+    Kernel::AxpbyStrided,
+    Kernel::DotMap,
+    Kernel::AsumMap,
+    Kernel::AmaxMap,
+    Kernel::SsqMap,
+    Kernel::IamaxMap,
+    Kernel::SumReduce,
+    Kernel::MaxReduce,
+    Kernel::IamaxReduce,
+    Kernel::SumFinal,
+    Kernel::MaxFinal,
+    Kernel::Nrm2Final,
+];
