@@ -1,0 +1,219 @@
+//! Foundation tests: layout round trips, device copies, lifetimes, several contexts, errors.
+
+mod common;
+
+use common::*;
+use fragblas::{Context, ContextOptions, Error};
+
+fn small_cap_ctx(cap: u32) -> Context {
+    Context::with_options(ContextOptions {
+        width_cap: Some(cap),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn round_trips_are_exact_around_the_width_cap() {
+    for cap in [1u32, 3, 16] {
+        let ctx = small_cap_ctx(cap);
+        assert_eq!(ctx.width_cap(), cap);
+        let w = 4 * cap as usize;
+        let mut lens: Vec<usize> = (1..=9).collect();
+        lens.extend([w - 1, w, w + 1, 3 * w - 1, 3 * w, 3 * w + 1]);
+        let mut r = rng(cap as u64);
+        for len in lens {
+            let mut data = reals(&mut r, len);
+            // Values whose bits must survive: signed zero, a subnormal, extremes, Inf.
+            let specials = [-0.0, 1.0e-40, f32::MAX, f32::MIN_POSITIVE, f32::NEG_INFINITY];
+            for (d, s) in data.iter_mut().zip(specials) {
+                *d = s;
+            }
+            let b = ctx.upload(&data).unwrap();
+            assert_eq!(b.len(), len);
+            assert_same_slices(&format!("cap {cap} len {len}"), &b.to_vec().unwrap(), &data);
+            // Every prefix comes back exactly too.
+            for k in [0, 1, len / 2, len.saturating_sub(1), len] {
+                let mut out = vec![f32::NAN; k];
+                b.read_into(&mut out).unwrap();
+                assert_same_slices(&format!("cap {cap} len {len} prefix {k}"), &out, &data[..k]);
+            }
+        }
+    }
+}
+
+#[test]
+fn round_trips_with_the_default_cap() {
+    let ctx = ctx();
+    let w = 4 * ctx.width_cap() as usize;
+    let mut r = rng(7);
+    for len in [1, 2, 3, 4, 5, 6, 7, 8, 9, w - 1, w, w + 1] {
+        let data = reals(&mut r, len);
+        let mut b = ctx.zeros(len).unwrap();
+        assert!(b.to_vec().unwrap().iter().all(|v| *v == 0.0));
+        b.write(&data).unwrap();
+        assert_same_slices(&format!("len {len}"), &b.to_vec().unwrap(), &data);
+    }
+}
+
+#[test]
+fn read_never_writes_past_the_callers_slice() {
+    let ctx = small_cap_ctx(2);
+    let data: Vec<f32> = (0..13).map(|i| i as f32 + 0.5).collect();
+    let b = ctx.upload(&data).unwrap();
+    // A larger slice whose tail must stay as it was.
+    let mut out = vec![-7.0f32; 20];
+    b.read_into(&mut out[..13]).unwrap();
+    assert_eq!(&out[..13], &data[..]);
+    assert!(out[13..].iter().all(|v| *v == -7.0));
+}
+
+#[test]
+fn device_copy_and_clone() {
+    let ctx = small_cap_ctx(5);
+    let mut r = rng(11);
+    for len in [1, 7, 20, 21, 99] {
+        let data = reals(&mut r, len);
+        let src = ctx.upload(&data).unwrap();
+        let mut dst = ctx.upload(&reals(&mut r, len)).unwrap();
+        dst.copy_from(&src).unwrap();
+        assert_same_slices("copy_from", &dst.to_vec().unwrap(), &data);
+        let c = src.try_clone().unwrap();
+        drop(src);
+        assert_same_slices("try_clone", &c.to_vec().unwrap(), &data);
+    }
+}
+
+#[test]
+fn length_mismatches_are_errors() {
+    let ctx = ctx();
+    let mut b = ctx.upload(&[1.0, 2.0, 3.0]).unwrap();
+    assert_eq!(
+        b.write(&[1.0, 2.0]),
+        Err(Error::LengthMismatch {
+            what: "Buffer::write",
+            expected: 3,
+            actual: 2
+        })
+    );
+    let mut big = [0.0f32; 4];
+    assert!(matches!(
+        b.read_into(&mut big),
+        Err(Error::LengthMismatch { expected: 3, actual: 4, .. })
+    ));
+    let other = ctx.upload(&[1.0, 2.0]).unwrap();
+    assert!(matches!(
+        b.copy_from(&other),
+        Err(Error::LengthMismatch { expected: 3, actual: 2, .. })
+    ));
+    // The buffer is unchanged by the failed calls.
+    assert_eq!(b.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn oversize_buffers_are_errors_naming_the_limits() {
+    let ctx = small_cap_ctx(4);
+    let max = ctx.max_buffer_len();
+    assert_eq!(max, 4 * 4 * ctx.info().max_texture_size as usize);
+    let err = ctx.zeros(max + 1).unwrap_err();
+    match &err {
+        Error::BufferTooLarge {
+            n,
+            width_cap,
+            max_texture_size,
+        } => {
+            assert_eq!(*n, max + 1);
+            assert_eq!(*width_cap, 4);
+            assert_eq!(*max_texture_size, ctx.info().max_texture_size);
+        }
+        e => panic!("unexpected {e:?}"),
+    }
+    assert!(err.to_string().contains(&(max + 1).to_string()));
+}
+
+#[test]
+fn many_buffers_created_and_dropped_do_not_grow() {
+    let ctx = ctx();
+    let data = vec![1.5f32; 100_000];
+    // Warm the allocator and driver, then measure resident memory across many cycles.
+    for _ in 0..20 {
+        let _ = ctx.upload(&data).unwrap();
+    }
+    ctx.finish().unwrap();
+    let before = resident_kib();
+    for i in 0..400 {
+        let b = ctx.upload(&data).unwrap();
+        if i % 50 == 0 {
+            assert_eq!(b.to_vec().unwrap()[99_999], 1.5);
+        }
+    }
+    ctx.finish().unwrap();
+    let after = resident_kib();
+    // 400 leaked buffers would hold 400 * 400 KB = 160 MB; allow 20 MB of noise.
+    assert!(
+        after < before + 20 * 1024,
+        "resident memory grew from {before} KiB to {after} KiB"
+    );
+}
+
+fn resident_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    s.lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn two_contexts_work_independently() {
+    let a = Context::new().unwrap();
+    let b = Context::new().unwrap();
+    let xa = a.upload(&[1.0, 2.0, 3.0]).unwrap();
+    let mut ya = a.upload(&[1.0, 1.0, 1.0]).unwrap();
+    let xb = b.upload(&[10.0, 20.0]).unwrap();
+    let mut yb = b.upload(&[0.5, 0.5]).unwrap();
+    // Interleave work on the two contexts.
+    a.saxpy(3, 2.0, &xa, 1, &mut ya, 1).unwrap();
+    b.saxpy(2, -1.0, &xb, 1, &mut yb, 1).unwrap();
+    assert_eq!(ya.to_vec().unwrap(), vec![3.0, 5.0, 7.0]);
+    assert_eq!(yb.to_vec().unwrap(), vec![-9.5, -19.5]);
+    // A buffer used with the wrong context is an error naming it.
+    assert_eq!(
+        a.saxpy(2, 1.0, &xb, 1, &mut ya, 1),
+        Err(Error::ForeignBuffer { param: "x" })
+    );
+    assert_eq!(
+        b.sdot(2, &xb, 1, &ya, 1),
+        Err(Error::ForeignBuffer { param: "y" })
+    );
+    drop(a);
+    // b still works after a is gone, and a's buffers keep their context alive.
+    assert_eq!(b.sdot(2, &xb, 1, &yb, 1).unwrap(), -9.5 * 10.0 - 19.5 * 20.0);
+    assert_eq!(xa.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn device_info_is_filled_in() {
+    let ctx = ctx();
+    let i = ctx.info();
+    assert!(!i.renderer.is_empty() && !i.version.is_empty());
+    assert!(i.max_texture_size >= 4096);
+    assert!(i.max_draw_buffers >= 4);
+    let devices = fragblas::list_devices().unwrap();
+    assert!(devices.iter().any(|d| d.index == i.device_index));
+}
+
+#[test]
+fn bad_device_index_is_a_clear_error() {
+    let err = Context::with_options(ContextOptions {
+        device: Some(999),
+        ..Default::default()
+    })
+    .err()
+    .unwrap();
+    assert!(
+        matches!(&err, Error::NoDevice(m) if m.contains("999")),
+        "{err}"
+    );
+}

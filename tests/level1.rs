@@ -1,0 +1,446 @@
+//! Level 1 routines against BLIS on random data of many sizes and increments.
+//!
+//! Tolerances (written beside each check) follow from f32 epsilon and the order of
+//! operations: element-wise routines differ from the CPU by at most the rounding of one
+//! fused multiply-add; reductions are compared through the triangle inequality
+//! |gpu - cpu| <= |gpu - exact| + |cpu - exact|, with the GPU's bound from the depth of its
+//! reduction tree and the CPU's error measured against an f64 sum. Integer-valued data
+//! makes every sum exact, so there the GPU must match the CPU bit for bit.
+
+mod common;
+
+use common::*;
+use fragblas::{Buffer, Context, Error};
+use proptest::prelude::*;
+
+const SIZES: [i32; 15] = [
+    0, 1, 2, 3, 4, 5, 7, 8, 9, 63, 64, 65, 1000, 65537, 1_000_000,
+];
+const INCS: [i32; 5] = [-3, -1, 1, 2, 5];
+/// Sentinel elements past the span of every vector: they must come back untouched.
+const PAD: usize = 3;
+
+fn vector(rng: &mut rand::rngs::StdRng, n: i32, inc: i32, ints_only: bool) -> Vec<f32> {
+    let len = span(n, inc) + PAD;
+    if ints_only {
+        ints(rng, len)
+    } else {
+        reals(rng, len)
+    }
+}
+
+/// Checks that elements outside `touched` are bitwise unchanged from `before`.
+fn assert_untouched(what: &str, after: &[f32], before: &[f32], n: i32, inc: i32) {
+    let mut touched = vec![false; before.len()];
+    for p in positions(n, inc) {
+        touched[p] = true;
+    }
+    for i in 0..before.len() {
+        if !touched[i] {
+            assert!(
+                same(after[i], before[i]),
+                "{what}: untouched element {i} changed from {} to {}",
+                before[i],
+                after[i]
+            );
+        }
+    }
+}
+
+/// Bound on the GPU's reduction error in units of eps * (sum of |terms|): one rounding per
+/// term, `fan_in` sequential additions per pass along any path, two for the final lanes.
+fn gpu_reduce_bound(ctx: &Context, n: i32) -> f32 {
+    let f = ctx.reduce_fan_in() as usize;
+    let mut texels = (n.max(1) as usize).div_ceil(4);
+    let mut passes = 1;
+    while texels > f {
+        texels = texels.div_ceil(f);
+        passes += 1;
+    }
+    (1 + f * (passes + 1) + 2) as f32
+}
+
+#[test]
+fn saxpy_matches_blas() {
+    let ctx = ctx();
+    let mut r = rng(1);
+    for &n in &SIZES {
+        for &incx in &INCS {
+            for &incy in &INCS {
+                let alpha = if n % 2 == 0 { 0.7 } else { -1.25 };
+                let x = vector(&mut r, n, incx, false);
+                let y0 = vector(&mut r, n, incy, false);
+                let gx = ctx.upload(&x).unwrap();
+                let mut gy = ctx.upload(&y0).unwrap();
+                ctx.saxpy(n, alpha, &gx, incx, &mut gy, incy).unwrap();
+                let got = gy.to_vec().unwrap();
+                let mut want = y0.clone();
+                cpu::saxpy(n, alpha, &x, incx, &mut want, incy);
+                let what = format!("saxpy n={n} incx={incx} incy={incy}");
+                // One FMA on either side: at most one rounding of each operand's magnitude.
+                assert_close_slices(&what, &got, &want, |i| {
+                    2.0 * EPS * (want[i].abs() + y0[i].abs() + 4.0 * alpha.abs())
+                });
+                assert_untouched(&what, &got, &y0, n, incy);
+                assert_same_slices(&what, &gx.to_vec().unwrap(), &x);
+            }
+        }
+    }
+}
+
+#[test]
+fn scopy_and_sswap_match_blas_bit_for_bit() {
+    let ctx = ctx();
+    let mut r = rng(2);
+    for &n in &SIZES {
+        for &incx in &INCS {
+            for &incy in &INCS {
+                let x0 = vector(&mut r, n, incx, false);
+                let y0 = vector(&mut r, n, incy, false);
+                let what = format!("n={n} incx={incx} incy={incy}");
+
+                let gx = ctx.upload(&x0).unwrap();
+                let mut gy = ctx.upload(&y0).unwrap();
+                ctx.scopy(n, &gx, incx, &mut gy, incy).unwrap();
+                let mut want = y0.clone();
+                cpu::scopy(n, &x0, incx, &mut want, incy);
+                assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
+
+                let mut gx = ctx.upload(&x0).unwrap();
+                let mut gy = ctx.upload(&y0).unwrap();
+                ctx.sswap(n, &mut gx, incx, &mut gy, incy).unwrap();
+                let (mut wx, mut wy) = (x0.clone(), y0.clone());
+                cpu::sswap(n, &mut wx, incx, &mut wy, incy);
+                assert_same_slices(&format!("sswap x {what}"), &gx.to_vec().unwrap(), &wx);
+                assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+            }
+        }
+    }
+}
+
+#[test]
+fn sscal_matches_blas() {
+    let ctx = ctx();
+    let mut r = rng(3);
+    for &n in &SIZES {
+        for &incx in &INCS {
+            for alpha in [0.0f32, -1.0, 0.7] {
+                let x0 = vector(&mut r, n, incx, false);
+                let mut gx = ctx.upload(&x0).unwrap();
+                ctx.sscal(n, alpha, &mut gx, incx).unwrap();
+                let got = gx.to_vec().unwrap();
+                let what = format!("sscal n={n} incx={incx} alpha={alpha}");
+                if incx < 0 {
+                    // Reference BLAS returns at once for a negative increment.
+                    assert_same_slices(&what, &got, &x0);
+                    continue;
+                }
+                let mut want = x0.clone();
+                cpu::sscal(n, alpha, &mut want, incx);
+                // One rounded product on each side.
+                assert_close_slices(&what, &got, &want, |i| EPS * want[i].abs());
+                assert_untouched(&what, &got, &x0, n, incx);
+            }
+        }
+    }
+}
+
+#[test]
+fn sdot_matches_blas() {
+    let ctx = ctx();
+    let mut r = rng(4);
+    for &n in &SIZES {
+        for &incx in &INCS {
+            for &incy in &INCS {
+                let what = format!("sdot n={n} incx={incx} incy={incy}");
+                // Integer data: every partial sum is exact, so the results are equal.
+                let x = vector(&mut r, n, incx, true);
+                let y = vector(&mut r, n, incy, true);
+                let gx = ctx.upload(&x).unwrap();
+                let gy = ctx.upload(&y).unwrap();
+                let got = ctx.sdot(n, &gx, incx, &gy, incy).unwrap();
+                assert_eq!(got, cpu::sdot(n, &x, incx, &y, incy), "{what} (integers)");
+
+                let x = vector(&mut r, n, incx, false);
+                let y = vector(&mut r, n, incy, false);
+                let gx = ctx.upload(&x).unwrap();
+                let gy = ctx.upload(&y).unwrap();
+                let got = ctx.sdot(n, &gx, incx, &gy, incy).unwrap();
+                let want = cpu::sdot(n, &x, incx, &y, incy);
+                let (px, py) = (positions(n, incx), positions(n, incy));
+                let terms = px.iter().zip(&py).map(|(&i, &j)| x[i] as f64 * y[j] as f64);
+                let exact: f64 = terms.clone().sum();
+                let abs_sum: f64 = terms.map(f64::abs).sum();
+                let tol = (want as f64 - exact).abs()
+                    + gpu_reduce_bound(&ctx, n) as f64 * EPS as f64 * abs_sum;
+                assert!(
+                    (got as f64 - want as f64).abs() <= tol,
+                    "{what}: got {got}, want {want} (exact {exact}, tolerance {tol})"
+                );
+                // The device-resident result is the same number.
+                let dev = ctx.sdot_device(n, &gx, incx, &gy, incy).unwrap();
+                assert_eq!(dev.len(), 1);
+                assert!(same(dev.to_vec().unwrap()[0], got), "{what}: device result");
+            }
+        }
+    }
+}
+
+#[test]
+fn sasum_snrm2_isamax_match_blas() {
+    let ctx = ctx();
+    let mut r = rng(5);
+    for &n in &SIZES {
+        for &incx in &INCS {
+            let what = format!("n={n} incx={incx}");
+            let xi = vector(&mut r, n, incx, true);
+            let xr = vector(&mut r, n, incx, false);
+            let gi = ctx.upload(&xi).unwrap();
+            let gr = ctx.upload(&xr).unwrap();
+            if incx < 0 {
+                // Reference BLAS: a negative increment returns 0 (no index).
+                assert_eq!(ctx.sasum(n, &gr, incx).unwrap(), 0.0, "sasum {what}");
+                assert_eq!(ctx.snrm2(n, &gr, incx).unwrap(), 0.0, "snrm2 {what}");
+                assert_eq!(ctx.isamax(n, &gr, incx).unwrap(), None, "isamax {what}");
+                continue;
+            }
+            assert_eq!(
+                ctx.sasum(n, &gi, incx).unwrap(),
+                cpu::sasum(n, &xi, incx),
+                "sasum {what} (integers)"
+            );
+            let p = positions(n, incx);
+            let abs_sum: f64 = p.iter().map(|&i| (xr[i] as f64).abs()).sum();
+            let want = cpu::sasum(n, &xr, incx);
+            let got = ctx.sasum(n, &gr, incx).unwrap();
+            let bound = gpu_reduce_bound(&ctx, n) as f64 * EPS as f64;
+            let tol = (want as f64 - abs_sum).abs() + bound * abs_sum;
+            assert!((got as f64 - want as f64).abs() <= tol, "sasum {what}: {got} vs {want}");
+            let dev = ctx.sasum_device(n, &gr, incx).unwrap().to_vec().unwrap()[0];
+            assert!(same(dev, got), "sasum_device {what}");
+
+            // snrm2: sum of squares of x/scale, then scale*sqrt: relative error within
+            // the summation bound plus a few roundings (division, square, sqrt, product).
+            for x in [&xi, &xr] {
+                let g = ctx.upload(x).unwrap();
+                let exact: f64 = p.iter().map(|&i| (x[i] as f64).powi(2)).sum::<f64>().sqrt();
+                let want = cpu::snrm2(n, x, incx);
+                let got = ctx.snrm2(n, &g, incx).unwrap();
+                let tol = (want as f64 - exact).abs() + (bound + 6.0 * EPS as f64) * exact;
+                assert!((got as f64 - want as f64).abs() <= tol, "snrm2 {what}: {got} vs {want}");
+                let dev = ctx.snrm2_device(n, &g, incx).unwrap().to_vec().unwrap()[0];
+                assert!(same(dev, got), "snrm2_device {what}");
+            }
+
+            // isamax: magnitudes compare exactly, so the index is the CPU's; the integer
+            // data has many ties, which must go to the first index.
+            for (x, g) in [(&xi, &gi), (&xr, &gr)] {
+                let got = ctx.isamax(n, g, incx).unwrap();
+                let want = if n > 0 { Some(cpu::isamax(n, x, incx)) } else { None };
+                assert_eq!(got, want, "isamax {what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn snrm2_does_not_overflow_or_underflow() {
+    let ctx = ctx();
+    for (x, what) in [
+        (vec![1.0e38f32, -2.0e38, 1.0e38, 0.0, 3.0e37], "near f32::MAX"),
+        (vec![1.0e-30f32, -2.0e-30, 3.0e-31, 1.0e-30], "squares below f32::MIN_POSITIVE"),
+        (vec![f32::MAX, 0.0, 0.0], "exactly f32::MAX"),
+    ] {
+        let n = x.len() as i32;
+        let g = ctx.upload(&x).unwrap();
+        let got = ctx.snrm2(n, &g, 1).unwrap();
+        let want = cpu::snrm2(n, &x, 1);
+        let exact = x.iter().map(|v| (*v as f64).powi(2)).sum::<f64>().sqrt();
+        assert!(got.is_finite() && got > 0.0, "{what}: {got}");
+        assert!(
+            ((got as f64) - exact).abs() <= 8.0 * EPS as f64 * exact,
+            "{what}: got {got}, exact {exact}, cpu {want}"
+        );
+    }
+}
+
+#[test]
+fn nan_and_inf_propagate_as_in_blas() {
+    let ctx = ctx();
+    let nan = f32::NAN;
+    let inf = f32::INFINITY;
+    let cases: Vec<Vec<f32>> = vec![
+        vec![1.0, nan, 2.0, 3.0, -4.0],
+        vec![nan, 1.0, 5.0],
+        vec![0.0, 0.0, nan, 0.0],
+        vec![1.0, inf, 2.0, nan, 9.0],
+        vec![1.0, -inf, 2.0, 3.0, 4.0, 5.0],
+        vec![2.0, -inf, inf, 1.0],
+        vec![3.0, 1.0, -3.0, 2.0, -3.0],
+    ];
+    for (k, x) in cases.iter().enumerate() {
+        let n = x.len() as i32;
+        let y: Vec<f32> = (0..x.len()).map(|i| i as f32 - 1.5).collect();
+        let gx = ctx.upload(x).unwrap();
+        let gy = ctx.upload(&y).unwrap();
+        let what = format!("case {k}: {x:?}");
+        let pairs = [
+            (ctx.sdot(n, &gx, 1, &gy, 1).unwrap(), cpu::sdot(n, x, 1, &y, 1), "sdot"),
+            (ctx.sasum(n, &gx, 1).unwrap(), cpu::sasum(n, x, 1), "sasum"),
+            (ctx.snrm2(n, &gx, 1).unwrap(), cpu::snrm2(n, x, 1), "snrm2"),
+        ];
+        for (got, want, name) in pairs {
+            if want.is_nan() || want.is_infinite() {
+                assert!(same(got, want), "{name} {what}: got {got}, want {want}");
+            } else {
+                assert!((got - want).abs() <= 1e-5 * want.abs(), "{name} {what}: {got} vs {want}");
+            }
+        }
+        assert_eq!(
+            ctx.isamax(n, &gx, 1).unwrap(),
+            Some(cpu::isamax(n, x, 1)),
+            "isamax {what}"
+        );
+        // saxpy: a NaN or Inf in x reaches only its own element of y.
+        let mut gy2 = ctx.upload(&y).unwrap();
+        ctx.saxpy(n, 2.0, &gx, 1, &mut gy2, 1).unwrap();
+        let mut want = y.clone();
+        cpu::saxpy(n, 2.0, x, 1, &mut want, 1);
+        assert_close_slices(&format!("saxpy {what}"), &gy2.to_vec().unwrap(), &want, |i| {
+            4.0 * EPS * want[i].abs()
+        });
+    }
+}
+
+#[test]
+fn sscal_by_zero_propagates_nan_as_reference_blas() {
+    // Reference sscal multiplies: 0 * NaN and 0 * Inf are NaN, finite values become 0.
+    let ctx = ctx();
+    let x = [1.0f32, f32::NAN, -2.0, f32::INFINITY, 3.0];
+    let mut g = ctx.upload(&x).unwrap();
+    ctx.sscal(5, 0.0, &mut g, 1).unwrap();
+    let got = g.to_vec().unwrap();
+    assert_eq!(got[0], 0.0);
+    assert!(got[1].is_nan() && got[3].is_nan());
+    assert_eq!((got[2], got[4]), (0.0, 0.0));
+}
+
+#[test]
+fn saxpy_with_alpha_zero_reads_nothing() {
+    let ctx = ctx();
+    let x = [f32::NAN; 4];
+    let y = [1.0f32, 2.0, 3.0, 4.0];
+    let gx = ctx.upload(&x).unwrap();
+    let mut gy = ctx.upload(&y).unwrap();
+    ctx.saxpy(4, 0.0, &gx, 1, &mut gy, 1).unwrap();
+    assert_eq!(gy.to_vec().unwrap(), y.to_vec());
+}
+
+#[test]
+fn scopy_does_not_read_the_old_y() {
+    let ctx = ctx();
+    let gx = ctx.upload(&[1.0, 2.0, 3.0]).unwrap();
+    let mut gy = ctx.upload(&[f32::NAN; 3]).unwrap();
+    ctx.scopy(3, &gx, 1, &mut gy, 1).unwrap();
+    assert_eq!(gy.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn every_fan_in_gives_the_same_exact_sums() {
+    let ctx = fragblas::Context::new().unwrap();
+    let mut r = rng(9);
+    for n in [1, 5, 17, 1000, 65537] {
+        let x = ints(&mut r, n as usize);
+        let y = ints(&mut r, n as usize);
+        let gx = ctx.upload(&x).unwrap();
+        let gy = ctx.upload(&y).unwrap();
+        let want = cpu::sdot(n, &x, 1, &y, 1);
+        let want_asum = cpu::sasum(n, &x, 1);
+        let want_max = cpu::isamax(n, &x, 1);
+        for fan_in in [2, 3, 4, 8, 16, 64] {
+            ctx.set_reduce_fan_in(fan_in).unwrap();
+            assert_eq!(ctx.sdot(n, &gx, 1, &gy, 1).unwrap(), want, "n {n} fan-in {fan_in}");
+            assert_eq!(ctx.sasum(n, &gx, 1).unwrap(), want_asum, "n {n} fan-in {fan_in}");
+            assert_eq!(ctx.isamax(n, &gx, 1).unwrap(), Some(want_max), "n {n} fan-in {fan_in}");
+        }
+    }
+    assert!(ctx.set_reduce_fan_in(1).is_err());
+}
+
+#[test]
+fn invalid_arguments_are_errors_naming_the_parameter() {
+    let ctx = ctx();
+    let x = ctx.upload(&[1.0; 8]).unwrap();
+    let mut y = ctx.upload(&[1.0; 8]).unwrap();
+    let inv = |e: Error| match e {
+        Error::InvalidArgument {
+            routine,
+            param,
+            position,
+            ..
+        } => (routine, param, position),
+        e => panic!("unexpected {e:?}"),
+    };
+    assert_eq!(inv(ctx.saxpy(2, 1.0, &x, 0, &mut y, 1).unwrap_err()), ("saxpy", "incx", 4));
+    assert_eq!(inv(ctx.saxpy(2, 1.0, &x, 1, &mut y, 0).unwrap_err()), ("saxpy", "incy", 6));
+    assert_eq!(inv(ctx.scopy(2, &x, 0, &mut y, 1).unwrap_err()), ("scopy", "incx", 3));
+    assert_eq!(inv(ctx.sdot(2, &x, 1, &y, 0).unwrap_err()), ("sdot", "incy", 5));
+    assert_eq!(inv(ctx.sasum(2, &x, 0).unwrap_err()), ("sasum", "incx", 3));
+    assert_eq!(inv(ctx.isamax(2, &x, 0).unwrap_err()), ("isamax", "incx", 3));
+    let mut x2 = ctx.upload(&[1.0; 8]).unwrap();
+    assert_eq!(inv(ctx.sscal(2, 1.0, &mut x2, 0).unwrap_err()), ("sscal", "incx", 4));
+    // A vector shorter than n and the increment address.
+    assert_eq!(
+        ctx.saxpy(3, 1.0, &x, 4, &mut y, 1),
+        Err(Error::TooShort {
+            routine: "saxpy",
+            param: "x",
+            needed: 9,
+            len: 8
+        })
+    );
+    assert!(matches!(
+        ctx.sdot(9, &x, 1, &y, 1),
+        Err(Error::TooShort { param: "x", needed: 9, len: 8, .. })
+    ));
+    // Nothing changed, and no GL error was left behind for the next call.
+    assert_eq!(y.to_vec().unwrap(), vec![1.0; 8]);
+    ctx.finish().unwrap();
+}
+
+fn gpu_dot(ctx: &Context, n: i32, x: &Buffer, incx: i32, y: &Buffer, incy: i32) -> f32 {
+    ctx.sdot(n, x, incx, y, incy).unwrap()
+}
+
+fn nonzero_inc() -> impl Strategy<Value = i32> {
+    prop_oneof![-6i32..=-1, 1i32..=6]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn saxpy_and_sdot_agree_with_blas_for_any_n_and_increments(
+        n in -2i32..3000, incx in nonzero_inc(), incy in nonzero_inc(),
+        alpha in -3.0f32..3.0, seed in any::<u64>()
+    ) {
+        let ctx = ctx();
+        let mut r = rng(seed);
+        let x = vector(&mut r, n, incx, true);
+        let y0 = vector(&mut r, n, incy, true);
+        let gx = ctx.upload(&x).unwrap();
+        let gy = ctx.upload(&y0).unwrap();
+        // Integer data: exact sums.
+        prop_assert_eq!(gpu_dot(&ctx, n, &gx, incx, &gy, incy), cpu::sdot(n, &x, incx, &y0, incy));
+        let mut gy = gy;
+        ctx.saxpy(n, alpha, &gx, incx, &mut gy, incy).unwrap();
+        let got = gy.to_vec().unwrap();
+        let mut want = y0.clone();
+        cpu::saxpy(n, alpha, &x, incx, &mut want, incy);
+        for i in 0..want.len() {
+            // One FMA rounding on either side.
+            let tol = 2.0 * EPS * (want[i].abs() + y0[i].abs() + 4.0 * alpha.abs());
+            prop_assert!((got[i] - want[i]).abs() <= tol, "element {} got {} want {}", i, got[i], want[i]);
+        }
+    }
+}
