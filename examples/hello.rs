@@ -17,13 +17,13 @@ fn main() -> Result<(), fragblas::Error> {
         info.max_draw_buffers,
         info.software
     );
-    let n = 1_000_000;
+    let n: i32 = 1_000_000;
     let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
     let y: Vec<f32> = (0..n).map(|i| (i % 5) as f32 * 0.5).collect();
     let gx = ctx.upload(&x)?;
     let mut gy = ctx.upload(&y)?;
-    ctx.saxpy(n as i32, 2.0, &gx, 1, &mut gy, 1)?; // y = 2x + y
-    let dot = ctx.sdot(n as i32, &gx, 1, &gy, 1)?;
+    ctx.saxpy(n, 2.0, &gx, 1, &mut gy, 1)?; // y = 2x + y
+    let dot = ctx.sdot(n, &gx, 1, &gy, 1)?;
     let host: f64 = x
         .iter()
         .zip(&y)

@@ -73,3 +73,13 @@ bool iamax_better(vec4 a, vec4 b) {
     }
     return a.y < b.y || (a.y == b.y && a.z < b.z);
 }
+
+// The BLAS update of one element of C (or y): alpha*acc + beta*c, where beta == 0 means the
+// old value is not used at all (a NaN in it must not leak) and alpha == 0 means acc is not.
+float blas_update(float alpha, float acc, float beta, float c) {
+    float scaled = beta == 0.0 ? 0.0 : beta * c;
+    if (alpha == 0.0) {
+        return scaled;
+    }
+    return beta == 0.0 ? alpha * acc : alpha * acc + scaled;
+}

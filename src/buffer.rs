@@ -13,7 +13,7 @@ use crate::layout::{TexLayout, FLOATS_PER_TEXEL};
 /// fills go straight from (or to) the slice, and only a trailing partial texel goes through
 /// a four-float bounce buffer. The texture is freed when the buffer is dropped.
 ///
-/// ```no_run
+/// ```
 /// let ctx = fragblas::Context::new()?;
 /// let mut y = ctx.upload(&[1.0, 2.0, 3.0, 4.0, 5.0])?;
 /// y.write(&[5.0, 4.0, 3.0, 2.0, 1.0])?;
@@ -91,7 +91,10 @@ impl Buffer {
     /// Replaces the texture with `s` (same shape) and returns the old one. Kernels that
     /// cannot read and write one texture render into a scratch surface and swap it in.
     pub(crate) fn replace_surface(&mut self, s: Surface) -> Surface {
-        let old = self.surface.replace(s).expect("a live buffer has a surface");
+        let old = self
+            .surface
+            .replace(s)
+            .expect("a live buffer has a surface");
         debug_assert!(old.width == self.layout.width && old.height == self.layout.height);
         old
     }
@@ -119,11 +122,25 @@ impl Buffer {
         let l = self.layout;
         let (rows, rest) = l.split_rows(data.len());
         // Whole rows straight from the caller's slice.
-        gl.upload(s, 0, 0, l.width, rows as u32, &data[..rows * l.row_floats()]);
+        gl.upload(
+            s,
+            0,
+            0,
+            l.width,
+            rows as u32,
+            &data[..rows * l.row_floats()],
+        );
         // Whole texels of the last, partial row, still straight from the slice.
         let tail = &data[rows * l.row_floats()..];
         let whole = rest / FLOATS_PER_TEXEL;
-        gl.upload(s, 0, rows as u32, whole as u32, 1.min(whole as u32), &tail[..whole * 4]);
+        gl.upload(
+            s,
+            0,
+            rows as u32,
+            whole as u32,
+            1.min(whole as u32),
+            &tail[..whole * 4],
+        );
         // A trailing partial texel through a bounce buffer, padded with zeros.
         let part = &tail[whole * 4..];
         if !part.is_empty() {

@@ -66,7 +66,7 @@ pub struct DeviceInfo {
 /// buffers belong to the context that made them. Several contexts may live in one process
 /// and one thread; each operation makes its own context current.
 ///
-/// ```no_run
+/// ```
 /// let ctx = fragblas::Context::new()?;
 /// println!("{} ({})", ctx.info().renderer, ctx.info().version);
 /// # Ok::<(), fragblas::Error>(())
@@ -189,7 +189,7 @@ impl Context {
 
     /// A buffer holding a copy of `data`.
     ///
-    /// ```no_run
+    /// ```
     /// let ctx = fragblas::Context::new()?;
     /// let x = ctx.upload(&[1.0, 2.0, 3.0])?;
     /// assert_eq!(x.to_vec()?, vec![1.0, 2.0, 3.0]);
@@ -234,8 +234,8 @@ impl Inner {
         Ok(&self.gl)
     }
 
-    pub(crate) fn info(&self) -> &DeviceInfo {
-        &self.info
+    pub(crate) fn info_max_texture(&self) -> u32 {
+        self.info.max_texture_size
     }
 
     pub(crate) fn width_cap(&self) -> u32 {

@@ -110,7 +110,10 @@ impl fmt::Display for Error {
                 what,
                 expected,
                 actual,
-            } => write!(f, "{what}: length {actual} given where {expected} is required"),
+            } => write!(
+                f,
+                "{what}: length {actual} given where {expected} is required"
+            ),
             Error::BufferTooLarge {
                 n,
                 width_cap,

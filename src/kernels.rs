@@ -31,6 +31,16 @@ pub(crate) enum Kernel {
     MaxFinal,
     /// Last snrm2 pass: scale * sqrt(sum of lanes).
     Nrm2Final,
+    /// sgemm with scalar fetches, any shape, over C's own texture.
+    GemmGeneric,
+    /// sgemm reorder pass: packs op(A) or op(B) into texels of 4 rows.
+    GemmPack,
+    /// sgemm 4x4 vectorised kernel on packed operands.
+    GemmVec4,
+    /// sgemm: alpha*product + beta*C into C's texture.
+    GemmMerge,
+    /// sgemv, any increments.
+    Gemv,
 }
 
 const VERTEX: &str = include_str!("../glsl/fullscreen.vert");
@@ -53,6 +63,11 @@ impl Kernel {
             Kernel::SumFinal => "sum_final.frag",
             Kernel::MaxFinal => "max_final.frag",
             Kernel::Nrm2Final => "nrm2_final.frag",
+            Kernel::GemmGeneric => "gemm_generic.frag",
+            Kernel::GemmPack => "gemm_pack.frag",
+            Kernel::GemmVec4 => "gemm_vec4.frag",
+            Kernel::GemmMerge => "gemm_merge.frag",
+            Kernel::Gemv => "gemv.frag",
         }
     }
 
@@ -71,6 +86,11 @@ impl Kernel {
             Kernel::SumFinal => include_str!("../glsl/sum_final.frag"),
             Kernel::MaxFinal => include_str!("../glsl/max_final.frag"),
             Kernel::Nrm2Final => include_str!("../glsl/nrm2_final.frag"),
+            Kernel::GemmGeneric => include_str!("../glsl/gemm_generic.frag"),
+            Kernel::GemmPack => include_str!("../glsl/gemm_pack.frag"),
+            Kernel::GemmVec4 => include_str!("../glsl/gemm_vec4.frag"),
+            Kernel::GemmMerge => include_str!("../glsl/gemm_merge.frag"),
+            Kernel::Gemv => include_str!("../glsl/gemv.frag"),
         }
     }
 
@@ -101,4 +121,9 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::SumFinal,
     Kernel::MaxFinal,
     Kernel::Nrm2Final,
+    Kernel::GemmGeneric,
+    Kernel::GemmPack,
+    Kernel::GemmVec4,
+    Kernel::GemmMerge,
+    Kernel::Gemv,
 ];

@@ -134,7 +134,11 @@ mod tests {
             for len in 0..=(3 * row + 5) {
                 let l = TexLayout::new(len, cap, 16384).unwrap();
                 let texels = len.div_ceil(4).max(1);
-                assert_eq!(l.width as usize, texels.min(cap as usize), "cap {cap} len {len}");
+                assert_eq!(
+                    l.width as usize,
+                    texels.min(cap as usize),
+                    "cap {cap} len {len}"
+                );
                 assert_eq!(
                     l.height as usize,
                     texels.div_ceil(l.width as usize),

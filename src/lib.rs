@@ -5,7 +5,7 @@
 //! computes one texel (four floats) of the result. No CUDA, OpenCL, Vulkan or compute
 //! shaders are needed: GL 3.3 core is enough.
 //!
-//! ```no_run
+//! ```
 //! use fragblas::Context;
 //! let ctx = Context::new()?;                        // headless, default device
 //! let x = ctx.upload(&[1.0, 2.0, 3.0, 4.0])?;
@@ -27,6 +27,8 @@ mod gl;
 mod kernels;
 pub mod layout;
 
+pub use blas::gemm::GemmKernel;
+pub use blas::shape::{Layout, Transpose};
 pub use buffer::Buffer;
 pub use context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo};
 pub use error::{Error, Result};

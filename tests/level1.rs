@@ -215,7 +215,10 @@ fn sasum_snrm2_isamax_match_blas() {
             let got = ctx.sasum(n, &gr, incx).unwrap();
             let bound = gpu_reduce_bound(&ctx, n) as f64 * EPS as f64;
             let tol = (want as f64 - abs_sum).abs() + bound * abs_sum;
-            assert!((got as f64 - want as f64).abs() <= tol, "sasum {what}: {got} vs {want}");
+            assert!(
+                (got as f64 - want as f64).abs() <= tol,
+                "sasum {what}: {got} vs {want}"
+            );
             let dev = ctx.sasum_device(n, &gr, incx).unwrap().to_vec().unwrap()[0];
             assert!(same(dev, got), "sasum_device {what}");
 
@@ -227,7 +230,10 @@ fn sasum_snrm2_isamax_match_blas() {
                 let want = cpu::snrm2(n, x, incx);
                 let got = ctx.snrm2(n, &g, incx).unwrap();
                 let tol = (want as f64 - exact).abs() + (bound + 6.0 * EPS as f64) * exact;
-                assert!((got as f64 - want as f64).abs() <= tol, "snrm2 {what}: {got} vs {want}");
+                assert!(
+                    (got as f64 - want as f64).abs() <= tol,
+                    "snrm2 {what}: {got} vs {want}"
+                );
                 let dev = ctx.snrm2_device(n, &g, incx).unwrap().to_vec().unwrap()[0];
                 assert!(same(dev, got), "snrm2_device {what}");
             }
@@ -236,7 +242,11 @@ fn sasum_snrm2_isamax_match_blas() {
             // data has many ties, which must go to the first index.
             for (x, g) in [(&xi, &gi), (&xr, &gr)] {
                 let got = ctx.isamax(n, g, incx).unwrap();
-                let want = if n > 0 { Some(cpu::isamax(n, x, incx)) } else { None };
+                let want = if n > 0 {
+                    Some(cpu::isamax(n, x, incx))
+                } else {
+                    None
+                };
                 assert_eq!(got, want, "isamax {what}");
             }
         }
@@ -247,8 +257,14 @@ fn sasum_snrm2_isamax_match_blas() {
 fn snrm2_does_not_overflow_or_underflow() {
     let ctx = ctx();
     for (x, what) in [
-        (vec![1.0e38f32, -2.0e38, 1.0e38, 0.0, 3.0e37], "near f32::MAX"),
-        (vec![1.0e-30f32, -2.0e-30, 3.0e-31, 1.0e-30], "squares below f32::MIN_POSITIVE"),
+        (
+            vec![1.0e38f32, -2.0e38, 1.0e38, 0.0, 3.0e37],
+            "near f32::MAX",
+        ),
+        (
+            vec![1.0e-30f32, -2.0e-30, 3.0e-31, 1.0e-30],
+            "squares below f32::MIN_POSITIVE",
+        ),
         (vec![f32::MAX, 0.0, 0.0], "exactly f32::MAX"),
     ] {
         let n = x.len() as i32;
@@ -285,7 +301,11 @@ fn nan_and_inf_propagate_as_in_blas() {
         let gy = ctx.upload(&y).unwrap();
         let what = format!("case {k}: {x:?}");
         let pairs = [
-            (ctx.sdot(n, &gx, 1, &gy, 1).unwrap(), cpu::sdot(n, x, 1, &y, 1), "sdot"),
+            (
+                ctx.sdot(n, &gx, 1, &gy, 1).unwrap(),
+                cpu::sdot(n, x, 1, &y, 1),
+                "sdot",
+            ),
             (ctx.sasum(n, &gx, 1).unwrap(), cpu::sasum(n, x, 1), "sasum"),
             (ctx.snrm2(n, &gx, 1).unwrap(), cpu::snrm2(n, x, 1), "snrm2"),
         ];
@@ -293,7 +313,10 @@ fn nan_and_inf_propagate_as_in_blas() {
             if want.is_nan() || want.is_infinite() {
                 assert!(same(got, want), "{name} {what}: got {got}, want {want}");
             } else {
-                assert!((got - want).abs() <= 1e-5 * want.abs(), "{name} {what}: {got} vs {want}");
+                assert!(
+                    (got - want).abs() <= 1e-5 * want.abs(),
+                    "{name} {what}: {got} vs {want}"
+                );
             }
         }
         assert_eq!(
@@ -306,9 +329,12 @@ fn nan_and_inf_propagate_as_in_blas() {
         ctx.saxpy(n, 2.0, &gx, 1, &mut gy2, 1).unwrap();
         let mut want = y.clone();
         cpu::saxpy(n, 2.0, x, 1, &mut want, 1);
-        assert_close_slices(&format!("saxpy {what}"), &gy2.to_vec().unwrap(), &want, |i| {
-            4.0 * EPS * want[i].abs()
-        });
+        assert_close_slices(
+            &format!("saxpy {what}"),
+            &gy2.to_vec().unwrap(),
+            &want,
+            |i| 4.0 * EPS * want[i].abs(),
+        );
     }
 }
 
@@ -359,9 +385,21 @@ fn every_fan_in_gives_the_same_exact_sums() {
         let want_max = cpu::isamax(n, &x, 1);
         for fan_in in [2, 3, 4, 8, 16, 64] {
             ctx.set_reduce_fan_in(fan_in).unwrap();
-            assert_eq!(ctx.sdot(n, &gx, 1, &gy, 1).unwrap(), want, "n {n} fan-in {fan_in}");
-            assert_eq!(ctx.sasum(n, &gx, 1).unwrap(), want_asum, "n {n} fan-in {fan_in}");
-            assert_eq!(ctx.isamax(n, &gx, 1).unwrap(), Some(want_max), "n {n} fan-in {fan_in}");
+            assert_eq!(
+                ctx.sdot(n, &gx, 1, &gy, 1).unwrap(),
+                want,
+                "n {n} fan-in {fan_in}"
+            );
+            assert_eq!(
+                ctx.sasum(n, &gx, 1).unwrap(),
+                want_asum,
+                "n {n} fan-in {fan_in}"
+            );
+            assert_eq!(
+                ctx.isamax(n, &gx, 1).unwrap(),
+                Some(want_max),
+                "n {n} fan-in {fan_in}"
+            );
         }
     }
     assert!(ctx.set_reduce_fan_in(1).is_err());
@@ -381,14 +419,32 @@ fn invalid_arguments_are_errors_naming_the_parameter() {
         } => (routine, param, position),
         e => panic!("unexpected {e:?}"),
     };
-    assert_eq!(inv(ctx.saxpy(2, 1.0, &x, 0, &mut y, 1).unwrap_err()), ("saxpy", "incx", 4));
-    assert_eq!(inv(ctx.saxpy(2, 1.0, &x, 1, &mut y, 0).unwrap_err()), ("saxpy", "incy", 6));
-    assert_eq!(inv(ctx.scopy(2, &x, 0, &mut y, 1).unwrap_err()), ("scopy", "incx", 3));
-    assert_eq!(inv(ctx.sdot(2, &x, 1, &y, 0).unwrap_err()), ("sdot", "incy", 5));
+    assert_eq!(
+        inv(ctx.saxpy(2, 1.0, &x, 0, &mut y, 1).unwrap_err()),
+        ("saxpy", "incx", 4)
+    );
+    assert_eq!(
+        inv(ctx.saxpy(2, 1.0, &x, 1, &mut y, 0).unwrap_err()),
+        ("saxpy", "incy", 6)
+    );
+    assert_eq!(
+        inv(ctx.scopy(2, &x, 0, &mut y, 1).unwrap_err()),
+        ("scopy", "incx", 3)
+    );
+    assert_eq!(
+        inv(ctx.sdot(2, &x, 1, &y, 0).unwrap_err()),
+        ("sdot", "incy", 5)
+    );
     assert_eq!(inv(ctx.sasum(2, &x, 0).unwrap_err()), ("sasum", "incx", 3));
-    assert_eq!(inv(ctx.isamax(2, &x, 0).unwrap_err()), ("isamax", "incx", 3));
+    assert_eq!(
+        inv(ctx.isamax(2, &x, 0).unwrap_err()),
+        ("isamax", "incx", 3)
+    );
     let mut x2 = ctx.upload(&[1.0; 8]).unwrap();
-    assert_eq!(inv(ctx.sscal(2, 1.0, &mut x2, 0).unwrap_err()), ("sscal", "incx", 4));
+    assert_eq!(
+        inv(ctx.sscal(2, 1.0, &mut x2, 0).unwrap_err()),
+        ("sscal", "incx", 4)
+    );
     // A vector shorter than n and the increment address.
     assert_eq!(
         ctx.saxpy(3, 1.0, &x, 4, &mut y, 1),
@@ -401,7 +457,12 @@ fn invalid_arguments_are_errors_naming_the_parameter() {
     );
     assert!(matches!(
         ctx.sdot(9, &x, 1, &y, 1),
-        Err(Error::TooShort { param: "x", needed: 9, len: 8, .. })
+        Err(Error::TooShort {
+            param: "x",
+            needed: 9,
+            len: 8,
+            ..
+        })
     ));
     // Nothing changed, and no GL error was left behind for the next call.
     assert_eq!(y.to_vec().unwrap(), vec![1.0; 8]);

@@ -19,7 +19,12 @@ pub(crate) fn invalid(
 
 /// A zero increment is an error (reference BLAS level 2 rejects it; this crate rejects it
 /// for level 1 as well rather than silently broadcasting one element).
-pub(crate) fn check_inc(routine: &'static str, param: &'static str, position: u32, inc: i32) -> Result<()> {
+pub(crate) fn check_inc(
+    routine: &'static str,
+    param: &'static str,
+    position: u32,
+    inc: i32,
+) -> Result<()> {
     if inc == 0 {
         Err(invalid(routine, param, position, "must not be zero"))
     } else {

@@ -134,7 +134,7 @@ impl Context {
     ///
     /// `n <= 0` or `alpha == 0` returns at once without reading `x`, as in reference BLAS.
     ///
-    /// ```no_run
+    /// ```
     /// let ctx = fragblas::Context::new()?;
     /// let x = ctx.upload(&[1.0, 2.0])?;
     /// let mut y = ctx.upload(&[0.0, 0.0, 0.0, 0.0])?;

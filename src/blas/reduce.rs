@@ -143,7 +143,14 @@ fn scalar_buffer(ctx: &Context, s: Surface, routine: &'static str) -> Result<Buf
 }
 
 impl Context {
-    fn dot_surface(&self, n: i32, x: &Buffer, incx: i32, y: &Buffer, incy: i32) -> Result<Option<Surface>> {
+    fn dot_surface(
+        &self,
+        n: i32,
+        x: &Buffer,
+        incx: i32,
+        y: &Buffer,
+        incy: i32,
+    ) -> Result<Option<Surface>> {
         const R: &str = "sdot";
         x.check_owner(self, "x")?;
         y.check_owner(self, "y")?;
@@ -155,10 +162,22 @@ impl Context {
         check_span(R, "x", x.len(), n, incx)?;
         check_span(R, "y", y.len(), n, incy)?;
         // Both reversed walks pair the same elements as both forward ones.
-        let (incx, incy) = if incx == -1 && incy == -1 { (1, 1) } else { (incx, incy) };
+        let (incx, incy) = if incx == -1 && incy == -1 {
+            (1, 1)
+        } else {
+            (incx, incy)
+        };
         let ops = [
-            Operand { name: "x", buf: x, inc: incx },
-            Operand { name: "y", buf: y, inc: incy },
+            Operand {
+                name: "x",
+                buf: x,
+                inc: incx,
+            },
+            Operand {
+                name: "y",
+                buf: y,
+                inc: incy,
+            },
         ];
         sum_reduction(&self.inner, Kernel::DotMap, &ops, None, n, Kernel::SumFinal).map(Some)
     }
@@ -174,7 +193,14 @@ impl Context {
 
     /// [`Context::sdot`] with the result left on the GPU as a one-element buffer, so that
     /// it can feed further work without a sync.
-    pub fn sdot_device(&self, n: i32, x: &Buffer, incx: i32, y: &Buffer, incy: i32) -> Result<Buffer> {
+    pub fn sdot_device(
+        &self,
+        n: i32,
+        x: &Buffer,
+        incx: i32,
+        y: &Buffer,
+        incy: i32,
+    ) -> Result<Buffer> {
         match self.dot_surface(n, x, incx, y, incy)? {
             Some(s) => scalar_buffer(self, s, "sdot"),
             None => self.upload(&[0.0]),
@@ -189,8 +215,20 @@ impl Context {
             return Ok(None);
         }
         check_span(R, "x", x.len(), n, incx)?;
-        let ops = [Operand { name: "x", buf: x, inc: incx }];
-        sum_reduction(&self.inner, Kernel::AsumMap, &ops, None, n, Kernel::SumFinal).map(Some)
+        let ops = [Operand {
+            name: "x",
+            buf: x,
+            inc: incx,
+        }];
+        sum_reduction(
+            &self.inner,
+            Kernel::AsumMap,
+            &ops,
+            None,
+            n,
+            Kernel::SumFinal,
+        )
+        .map(Some)
     }
 
     /// Sum of `|x_i|` over `n` elements with increment `incx`; 0 for `n <= 0` or `incx < 0`
@@ -219,9 +257,14 @@ impl Context {
         }
         check_span(R, "x", x.len(), n, incx)?;
         let inner = &self.inner;
-        let ops = [Operand { name: "x", buf: x, inc: incx }];
+        let ops = [Operand {
+            name: "x",
+            buf: x,
+            inc: incx,
+        }];
         // Scale = max |x_i|, so that the squares summed next lie in [0, 1].
-        let (pair, cur) = reduce_to_texel(inner, Kernel::AmaxMap, &ops, None, n, Kernel::MaxReduce)?;
+        let (pair, cur) =
+            reduce_to_texel(inner, Kernel::AmaxMap, &ops, None, n, Kernel::MaxReduce)?;
         let scale = final_pass(inner, Kernel::MaxFinal, &pair[cur], None);
         for s in pair {
             inner.give_surface(s);
@@ -271,7 +314,11 @@ impl Context {
         }
         check_span(R, "x", x.len(), n, incx)?;
         let inner = &self.inner;
-        let ops = [Operand { name: "x", buf: x, inc: incx }];
+        let ops = [Operand {
+            name: "x",
+            buf: x,
+            inc: incx,
+        }];
         let (pair, cur) =
             reduce_to_texel(inner, Kernel::IamaxMap, &ops, None, n, Kernel::IamaxReduce)?;
         let gl = inner.enter()?;

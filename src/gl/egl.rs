@@ -7,7 +7,6 @@ use glutin::api::egl::{context::PossiblyCurrentContext, device::Device, display:
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
-use glutin::prelude::*;
 
 use crate::error::{Error, Result};
 

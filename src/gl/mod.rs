@@ -31,9 +31,9 @@ pub(crate) struct Program {
     locations: RefCell<HashMap<&'static str, Option<glow::UniformLocation>>>,
 }
 
-impl Program {
-    pub fn name(&self) -> &'static str {
-        self.name
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Program({})", self.name)
     }
 }
 
@@ -100,10 +100,26 @@ impl Gl {
         unsafe {
             let tex = gl.create_texture().map_err(Error::Context)?;
             gl.bind_texture(glow::TEXTURE_2D, Some(tex));
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE as i32);
-            gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32);
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MIN_FILTER,
+                glow::NEAREST as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MAG_FILTER,
+                glow::NEAREST as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_WRAP_S,
+                glow::CLAMP_TO_EDGE as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_WRAP_T,
+                glow::CLAMP_TO_EDGE as i32,
+            );
             gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAX_LEVEL, 0);
             gl.tex_image_2d(
                 glow::TEXTURE_2D,
@@ -154,7 +170,8 @@ impl Gl {
     pub(crate) fn clear(&self, s: &Surface) {
         // SAFETY: the framebuffer is complete; draw buffer 0 is its only colour attachment.
         unsafe {
-            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(s.fbo));
+            self.gl
+                .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(s.fbo));
             self.gl.clear_buffer_f32_slice(glow::COLOR, 0, &[0.0; 4]);
             self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
         }
@@ -171,7 +188,10 @@ impl Gl {
 
     /// Writes `data` (exactly `w * h * 4` floats) into the rectangle at `(x, y)`.
     pub(crate) fn upload(&self, s: &Surface, x: u32, y: u32, w: u32, h: u32, data: &[f32]) {
-        assert!(x + w <= s.width && y + h <= s.height, "upload rectangle outside the texture");
+        assert!(
+            x + w <= s.width && y + h <= s.height,
+            "upload rectangle outside the texture"
+        );
         assert_eq!(data.len(), w as usize * h as usize * 4, "upload length");
         if w == 0 || h == 0 {
             return;
@@ -197,7 +217,10 @@ impl Gl {
 
     /// Reads the rectangle at `(x, y)` into `out` (exactly `w * h * 4` floats).
     pub(crate) fn download(&self, s: &Surface, x: u32, y: u32, w: u32, h: u32, out: &mut [f32]) {
-        assert!(x + w <= s.width && y + h <= s.height, "download rectangle outside the texture");
+        assert!(
+            x + w <= s.width && y + h <= s.height,
+            "download rectangle outside the texture"
+        );
         assert_eq!(out.len(), w as usize * h as usize * 4, "download length");
         if w == 0 || h == 0 {
             return;
@@ -205,7 +228,8 @@ impl Gl {
         // SAFETY: `out` has room for exactly the w*h RGBA float texels GL writes (asserted
         // above, PACK_ALIGNMENT 4), and the rectangle lies inside the attached texture.
         unsafe {
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
+            self.gl
+                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
             self.gl.read_pixels(
                 x as i32,
                 y as i32,
@@ -221,12 +245,17 @@ impl Gl {
 
     /// Copies the whole of `src` into `dst` (same size) without a shader.
     pub(crate) fn blit(&self, src: &Surface, dst: &Surface) {
-        assert!(src.width == dst.width && src.height == dst.height, "blit of unequal sizes");
+        assert!(
+            src.width == dst.width && src.height == dst.height,
+            "blit of unequal sizes"
+        );
         // SAFETY: both framebuffers belong to this context and are complete; NEAREST is the
         // filter GL allows for float formats.
         unsafe {
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.fbo));
-            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.fbo));
+            self.gl
+                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.fbo));
+            self.gl
+                .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.fbo));
             self.gl.blit_framebuffer(
                 0,
                 0,
@@ -298,7 +327,7 @@ impl Gl {
             .entry(name)
             // SAFETY: `p` is a linked program of this context.
             .or_insert_with(|| unsafe { self.gl.get_uniform_location(p.program, name) })
-            .clone()
+            .to_owned()
     }
 
     /// Makes `p` the current program.
@@ -336,7 +365,10 @@ impl Gl {
     pub(crate) fn draw(&self, targets: &[&Surface], w: u32, h: u32) {
         assert!(!targets.is_empty());
         for t in targets {
-            assert!(w <= t.width && h <= t.height, "viewport larger than the target");
+            assert!(
+                w <= t.width && h <= t.height,
+                "viewport larger than the target"
+            );
         }
         // SAFETY: the first target's framebuffer is complete with attachment 0; further
         // targets are attached to it as extra colour attachments for this draw only and
@@ -381,12 +413,6 @@ impl Gl {
     pub(crate) fn finish(&self) {
         // SAFETY: plain call on the current context.
         unsafe { self.gl.finish() }
-    }
-
-    /// Submits queued commands without waiting.
-    pub(crate) fn flush(&self) {
-        // SAFETY: plain call on the current context.
-        unsafe { self.gl.flush() }
     }
 
     /// Turns a pending GL error into an [`Error`], draining the error queue.

@@ -61,7 +61,13 @@ pub fn span(n: i32, inc: i32) -> usize {
 pub fn positions(n: i32, inc: i32) -> Vec<usize> {
     let a = inc.unsigned_abs() as usize;
     (0..n.max(0) as usize)
-        .map(|i| if inc > 0 { i * a } else { (n as usize - 1 - i) * a })
+        .map(|i| {
+            if inc > 0 {
+                i * a
+            } else {
+                (n as usize - 1 - i) * a
+            }
+        })
         .collect()
 }
 
@@ -88,7 +94,11 @@ pub fn assert_close_slices(what: &str, got: &[f32], want: &[f32], tol: impl Fn(u
         } else {
             (g - w).abs() <= tol(i)
         };
-        assert!(ok, "{what}: element {i}: got {g:?}, want {w:?} (tolerance {})", tol(i));
+        assert!(
+            ok,
+            "{what}: element {i}: got {g:?}, want {w:?} (tolerance {})",
+            tol(i)
+        );
     }
 }
 
@@ -130,5 +140,118 @@ pub mod cpu {
     pub fn isamax(n: i32, x: &[f32], incx: i32) -> usize {
         // SAFETY: as above.
         unsafe { cblas_isamax(n, x.as_ptr(), incx) as usize }
+    }
+}
+
+/// Column-major helpers for matrix tests.
+pub mod mat {
+    /// Rows and columns of the stored matrix behind op(X) of shape rows x cols.
+    pub fn stored(rows: usize, cols: usize, trans: bool) -> (usize, usize) {
+        if trans {
+            (cols, rows)
+        } else {
+            (rows, cols)
+        }
+    }
+
+    /// Elements a stored `r x c` matrix (in its own layout's sense: `outer` lines of `inner`
+    /// elements with stride ld) spans.
+    pub fn span(inner: usize, outer: usize, ld: usize) -> usize {
+        if inner == 0 || outer == 0 {
+            0
+        } else {
+            ld * (outer - 1) + inner
+        }
+    }
+}
+
+pub mod cpu_gemm {
+    use cblas_sys::*;
+    use fragblas::{Layout, Transpose};
+
+    fn lay(l: Layout) -> CBLAS_LAYOUT {
+        match l {
+            Layout::RowMajor => CblasRowMajor,
+            Layout::ColMajor => CblasColMajor,
+        }
+    }
+    fn tr(t: Transpose) -> CBLAS_TRANSPOSE {
+        match t {
+            Transpose::NoTrans => CblasNoTrans,
+            Transpose::Trans => CblasTrans,
+            Transpose::ConjTrans => CblasConjTrans,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm(
+        layout: Layout,
+        ta: Transpose,
+        tb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &[f32],
+        lda: i32,
+        b: &[f32],
+        ldb: i32,
+        beta: f32,
+        c: &mut [f32],
+        ldc: i32,
+    ) {
+        // SAFETY: callers size a, b, c to the spans the arguments address.
+        unsafe {
+            cblas_sgemm(
+                lay(layout),
+                tr(ta),
+                tr(tb),
+                m,
+                n,
+                k,
+                alpha,
+                a.as_ptr(),
+                lda,
+                b.as_ptr(),
+                ldb,
+                beta,
+                c.as_mut_ptr(),
+                ldc,
+            )
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemv(
+        layout: Layout,
+        t: Transpose,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        a: &[f32],
+        lda: i32,
+        x: &[f32],
+        incx: i32,
+        beta: f32,
+        y: &mut [f32],
+        incy: i32,
+    ) {
+        // SAFETY: as above.
+        unsafe {
+            cblas_sgemv(
+                lay(layout),
+                tr(t),
+                m,
+                n,
+                alpha,
+                a.as_ptr(),
+                lda,
+                x.as_ptr(),
+                incx,
+                beta,
+                y.as_mut_ptr(),
+                incy,
+            )
+        }
     }
 }

@@ -1,0 +1,33 @@
+// sgemm merge pass: writes alpha*P + beta*C into C's texture, where texel (ib, j) of the
+// product P holds rows 4ib..4ib+3 of column j. Elements outside the m x n window pass
+// through; with beta == 0 the old C is not used.
+uniform sampler2D prod;
+uniform sampler2D c;
+uniform int c_width;
+uniform int ldc;
+uniform int m;
+uniform int n;
+uniform float alpha;
+uniform float beta;
+
+layout(location = 0) out vec4 result;
+
+void main() {
+    int t = frag_texel(c_width);
+    vec4 r = texelFetch(c, ivec2(gl_FragCoord.xy), 0);
+    int last = (n - 1) * ldc + m - 1;
+    if (4 * t > last) {
+        result = r;
+        return;
+    }
+    for (int ch = 0; ch < 4; ++ch) {
+        int e = 4 * t + ch;
+        int j = e / ldc;
+        int i = e - j * ldc;
+        if (i < m && j < n) {
+            float acc = texelFetch(prod, ivec2(i >> 2, j), 0)[i & 3];
+            r[ch] = blas_update(alpha, acc, beta, r[ch]);
+        }
+    }
+    result = r;
+}

@@ -1,0 +1,275 @@
+//! sgemm: C := alpha*op(A)*op(B) + beta*C, with a generic kernel and the vectorised 4x4
+//! kernel that reads operands packed by a reorder pass.
+
+use crate::blas::shape::{gemm_shape, GemmShape, Layout, Transpose};
+use crate::buffer::Buffer;
+use crate::context::{Context, Inner};
+use crate::error::{Error, Result};
+use crate::gl::{Gl, Program, Surface};
+use crate::kernels::Kernel;
+
+/// Which sgemm kernel runs. `Auto` is the default; the others exist so that tests and
+/// benchmarks can reach each kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GemmKernel {
+    /// The vectorised kernel wherever its packed textures fit the device, else generic.
+    Auto,
+    /// Scalar fetches straight from the user's buffers: any shape, no scratch textures.
+    Generic,
+    /// Reorder pass into packed textures, then 16 multiply-adds per 5 vec4 fetches.
+    Vec4,
+}
+
+/// Whether the packed textures of the vectorised path fit a device with textures of at most
+/// `max` texels on a side.
+pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
+    let max = max as usize;
+    let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
+    mb <= max && 4 * kb <= max && s.n <= max
+}
+
+/// Binds a user matrix as `<name>`, `<name>_width`.
+fn bind_matrix(gl: &Gl, p: &Program, name: &'static str, unit: u32, buf: &Buffer) {
+    gl.set_texture(p, name, unit, buf.surface());
+    let width = match name {
+        "a" => "a_width",
+        "b" => "b_width",
+        _ => "c_width",
+    };
+    gl.set_i32(p, width, buf.layout().width as i32);
+}
+
+/// Generic kernel over C's texture; `k = 0` skips A and B.
+#[allow(clippy::too_many_arguments)]
+fn generic_pass(
+    inner: &Inner,
+    s: &GemmShape,
+    k: usize,
+    alpha: f32,
+    a: &Buffer,
+    b: &Buffer,
+    beta: f32,
+    c: &Buffer,
+) -> Result<Surface> {
+    let prog = inner.program(Kernel::GemmGeneric)?;
+    let cl = c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    bind_matrix(gl, &prog, "a", 0, a);
+    bind_matrix(gl, &prog, "b", 1, b);
+    bind_matrix(gl, &prog, "c", 2, c);
+    gl.set_i32(&prog, "lda", s.a.ld as i32);
+    gl.set_i32(&prog, "a_trans", s.a.trans as i32);
+    gl.set_i32(&prog, "ldb", s.b.ld as i32);
+    gl.set_i32(&prog, "b_trans", s.b.trans as i32);
+    gl.set_i32(&prog, "ldc", s.ldc as i32);
+    gl.set_i32(&prog, "m", s.m as i32);
+    gl.set_i32(&prog, "n", s.n as i32);
+    gl.set_i32(&prog, "k", k as i32);
+    gl.set_f32(&prog, "alpha", alpha);
+    gl.set_f32(&prog, "beta", beta);
+    gl.draw(&[&out], cl.width, cl.height);
+    Ok(out)
+}
+
+/// Reorder pass: packs op(M) (rows x cols, stored with `ld`, transposed if `trans`) into a
+/// `ceil(rows/4)` x `height` texture, zero-padded.
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    inner: &Inner,
+    src: &Buffer,
+    ld: usize,
+    trans: bool,
+    rows: usize,
+    cols: usize,
+    height: usize,
+) -> Result<Surface> {
+    let prog = inner.program(Kernel::GemmPack)?;
+    let w = rows.div_ceil(4).max(1) as u32;
+    let h = height.max(1) as u32;
+    let out = inner.take_surface(w, h)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "src", 0, src.surface());
+    gl.set_i32(&prog, "src_width", src.layout().width as i32);
+    gl.set_i32(&prog, "ld", ld as i32);
+    gl.set_i32(&prog, "trans", trans as i32);
+    gl.set_i32(&prog, "rows", rows as i32);
+    gl.set_i32(&prog, "cols", cols as i32);
+    gl.draw(&[&out], w, h);
+    Ok(out)
+}
+
+/// Vectorised path: pack op(A) and op(B), multiply, merge into a new C texture.
+#[allow(clippy::too_many_arguments)]
+fn vec4_passes(
+    inner: &Inner,
+    s: &GemmShape,
+    alpha: f32,
+    a: &Buffer,
+    b: &Buffer,
+    beta: f32,
+    c: &Buffer,
+) -> Result<Surface> {
+    let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
+    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb)?;
+    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n)?;
+    let prod = inner.take_surface(mb as u32, s.n as u32)?;
+    let prog = inner.program(Kernel::GemmVec4)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "ap", 0, &ap);
+    gl.set_texture(&prog, "bp", 1, &bp);
+    gl.set_i32(&prog, "k4", kb as i32);
+    gl.draw(&[&prod], mb as u32, s.n as u32);
+    inner.give_surface(ap);
+    inner.give_surface(bp);
+
+    let prog = inner.program(Kernel::GemmMerge)?;
+    let cl = c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "prod", 0, &prod);
+    bind_matrix(gl, &prog, "c", 1, c);
+    gl.set_i32(&prog, "ldc", s.ldc as i32);
+    gl.set_i32(&prog, "m", s.m as i32);
+    gl.set_i32(&prog, "n", s.n as i32);
+    gl.set_f32(&prog, "alpha", alpha);
+    gl.set_f32(&prog, "beta", beta);
+    gl.draw(&[&out], cl.width, cl.height);
+    inner.give_surface(prod);
+    Ok(out)
+}
+
+impl Context {
+    /// `C := alpha * op(A) * op(B) + beta * C` (CBLAS `sgemm` on device buffers), with the
+    /// kernel chosen automatically. See [`Context::sgemm_with`].
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Transpose::NoTrans};
+    /// let ctx = Context::new()?;
+    /// let a = ctx.upload(&[1.0, 2.0, 3.0, 4.0])?; // 2x2, column-major
+    /// let b = ctx.upload(&[1.0, 0.0, 0.0, 1.0])?; // identity
+    /// let mut c = ctx.zeros(4)?;
+    /// ctx.sgemm(Layout::ColMajor, NoTrans, NoTrans, 2, 2, 2, 1.0, &a, 2, &b, 2, 0.0, &mut c, 2)?;
+    /// assert_eq!(c.to_vec()?, vec![1.0, 2.0, 3.0, 4.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm(
+        &self,
+        layout: Layout,
+        transa: Transpose,
+        transb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        b: &Buffer,
+        ldb: i32,
+        beta: f32,
+        c: &mut Buffer,
+        ldc: i32,
+    ) -> Result<()> {
+        self.sgemm_with(
+            GemmKernel::Auto,
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        )
+    }
+
+    /// [`Context::sgemm`] with a chosen kernel.
+    ///
+    /// Semantics follow reference BLAS: arguments are checked first (each leading dimension
+    /// on its own; errors name the parameter and its CBLAS position); `m == 0` or `n == 0`
+    /// returns at once; `k == 0` or `alpha == 0` gives `C := beta*C` without reading A or B;
+    /// `beta == 0` means C is not read (a NaN in C does not reach the result); elements of
+    /// the buffer outside the `m x n` window (when `ldc > m`) are never written.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm_with(
+        &self,
+        kernel: GemmKernel,
+        layout: Layout,
+        transa: Transpose,
+        transb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        b: &Buffer,
+        ldb: i32,
+        beta: f32,
+        c: &mut Buffer,
+        ldc: i32,
+    ) -> Result<()> {
+        const R: &str = "sgemm";
+        a.check_owner(self, "a")?;
+        b.check_owner(self, "b")?;
+        c.check_owner(self, "c")?;
+        let s = gemm_shape(layout, transa, transb, m, n, k, lda, ldb, ldc)?;
+        // In column-major form A and B are the user's B and A for a row-major call.
+        let (ca, cb, a_name, b_name) = if s.swapped {
+            (b, a, "b", "a")
+        } else {
+            (a, b, "a", "b")
+        };
+        for (buf, name, needed) in [
+            (ca, a_name, s.a_span()),
+            (cb, b_name, s.b_span()),
+            (&*c, "c", s.c_span()),
+        ] {
+            if needed > buf.len() {
+                return Err(Error::TooShort {
+                    routine: R,
+                    param: name,
+                    needed,
+                    len: buf.len(),
+                });
+            }
+        }
+        if s.m == 0 || s.n == 0 || ((alpha == 0.0 || s.k == 0) && beta == 1.0) {
+            return Ok(());
+        }
+        let inner = &self.inner;
+        let out = if alpha == 0.0 || s.k == 0 {
+            generic_pass(inner, &s, 0, alpha, ca, cb, beta, c)?
+        } else {
+            let fits = vec4_fits(&s, inner.info_max_texture());
+            match kernel {
+                GemmKernel::Generic => generic_pass(inner, &s, s.k, alpha, ca, cb, beta, c)?,
+                GemmKernel::Auto if !fits => generic_pass(inner, &s, s.k, alpha, ca, cb, beta, c)?,
+                GemmKernel::Vec4 if !fits => {
+                    return Err(Error::Unsupported(format!(
+                        "sgemm: the vectorised kernel's packed textures for m={}, n={}, k={} \
+                         exceed the max texture size {}; use GemmKernel::Auto or Generic",
+                        s.m,
+                        s.n,
+                        s.k,
+                        inner.info_max_texture()
+                    )))
+                }
+                _ => vec4_passes(inner, &s, alpha, ca, cb, beta, c)?,
+            }
+        };
+        let old = c.replace_surface(out);
+        inner.give_surface(old);
+        inner.enter()?.check(R)
+    }
+}

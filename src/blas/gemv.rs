@@ -1,0 +1,77 @@
+//! sgemv: y := alpha*op(A)*x + beta*y.
+
+use crate::blas::args::check_span;
+use crate::blas::shape::{gemv_shape, Layout, Transpose};
+use crate::buffer::Buffer;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+
+impl Context {
+    /// `y := alpha * op(A) * x + beta * y` (CBLAS `sgemv` on device buffers); A is `m x n`
+    /// in `layout` with leading dimension `lda`, x and y have any non-zero increments.
+    ///
+    /// As in reference BLAS: `m == 0`, `n == 0`, or `alpha == 0` with `beta == 1` returns
+    /// at once; `beta == 0` means y is not read; `alpha == 0` means A and x are not read;
+    /// elements of y the increment skips are never written.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemv(
+        &self,
+        layout: Layout,
+        trans: Transpose,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        x: &Buffer,
+        incx: i32,
+        beta: f32,
+        y: &mut Buffer,
+        incy: i32,
+    ) -> Result<()> {
+        const R: &str = "sgemv";
+        a.check_owner(self, "a")?;
+        x.check_owner(self, "x")?;
+        y.check_owner(self, "y")?;
+        let s = gemv_shape(layout, trans, m, n, lda, incx, incy)?;
+        if s.a_span() > a.len() {
+            return Err(Error::TooShort {
+                routine: R,
+                param: "a",
+                needed: s.a_span(),
+                len: a.len(),
+            });
+        }
+        check_span(R, "x", x.len(), s.len_x() as i32, incx)?;
+        check_span(R, "y", y.len(), s.len_y() as i32, incy)?;
+        if s.rows == 0 || s.cols == 0 || (alpha == 0.0 && beta == 1.0) {
+            return Ok(());
+        }
+        let inner = &self.inner;
+        let prog = inner.program(Kernel::Gemv)?;
+        let yl = y.layout();
+        let out = inner.take_surface(yl.width, yl.height)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        gl.set_texture(&prog, "a", 0, a.surface());
+        gl.set_i32(&prog, "a_width", a.layout().width as i32);
+        gl.set_i32(&prog, "lda", s.lda as i32);
+        gl.set_i32(&prog, "trans", s.trans as i32);
+        gl.set_texture(&prog, "x", 1, x.surface());
+        gl.set_i32(&prog, "x_width", x.layout().width as i32);
+        gl.set_i32(&prog, "incx", incx);
+        let len_x = if alpha == 0.0 { 0 } else { s.len_x() };
+        gl.set_i32(&prog, "len_x", len_x as i32);
+        gl.set_texture(&prog, "y", 2, y.surface());
+        gl.set_i32(&prog, "y_width", yl.width as i32);
+        gl.set_i32(&prog, "incy", incy);
+        gl.set_i32(&prog, "len_y", s.len_y() as i32);
+        gl.set_f32(&prog, "alpha", alpha);
+        gl.set_f32(&prog, "beta", beta);
+        gl.draw(&[&out], yl.width, yl.height);
+        let old = y.replace_surface(out);
+        inner.give_surface(old);
+        gl.check(R)
+    }
+}

@@ -1,0 +1,394 @@
+//! Matrix shapes and the BLAS argument rules for sgemm and sgemv: pure functions, no GL.
+//!
+//! Row-major calls are turned into the column-major call they equal (C^T = op(B)^T op(A)^T
+//! for sgemm, the transposed operation for sgemv), and arguments are then checked in the
+//! order reference BLAS checks them. Errors name the user's own parameter and its position
+//! in the CBLAS call, as reference CBLAS's `xerbla` reports it.
+
+use crate::blas::args::invalid;
+use crate::error::Result;
+
+/// Storage order of a matrix argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Rows are contiguous (C style).
+    RowMajor,
+    /// Columns are contiguous (Fortran and BLAS style).
+    ColMajor,
+}
+
+/// Whether a matrix argument is used as is or transposed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transpose {
+    /// op(A) = A.
+    NoTrans,
+    /// op(A) = A^T.
+    Trans,
+    /// op(A) = A^H, the same as `Trans` for real matrices.
+    ConjTrans,
+}
+
+impl Transpose {
+    /// Whether the operand is transposed.
+    pub fn is_trans(self) -> bool {
+        self != Transpose::NoTrans
+    }
+
+    fn flip(self) -> Transpose {
+        if self.is_trans() {
+            Transpose::NoTrans
+        } else {
+            Transpose::Trans
+        }
+    }
+}
+
+/// A column-major matrix operand: element (r, c) of the stored matrix is at `r + c * ld`;
+/// with `trans`, the operand is the transpose of what is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Operand {
+    pub trans: bool,
+    pub ld: usize,
+}
+
+/// A sgemm call in column-major form: C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta C.
+/// `swapped` says that A and B here are the user's B and A (a row-major call).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GemmShape {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: Operand,
+    pub b: Operand,
+    pub ldc: usize,
+    pub swapped: bool,
+}
+
+impl GemmShape {
+    /// Elements the stored A spans (rows x cols with its ld).
+    pub fn a_span(&self) -> usize {
+        let (r, c) = if self.a.trans {
+            (self.k, self.m)
+        } else {
+            (self.m, self.k)
+        };
+        crate::blas::args::matrix_span(r, c, self.a.ld)
+    }
+    /// Elements the stored B spans.
+    pub fn b_span(&self) -> usize {
+        let (r, c) = if self.b.trans {
+            (self.n, self.k)
+        } else {
+            (self.k, self.n)
+        };
+        crate::blas::args::matrix_span(r, c, self.b.ld)
+    }
+    /// Elements C spans.
+    pub fn c_span(&self) -> usize {
+        crate::blas::args::matrix_span(self.m, self.n, self.ldc)
+    }
+}
+
+/// Validates sgemm arguments and returns the column-major form of the call.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_shape(
+    layout: Layout,
+    transa: Transpose,
+    transb: Transpose,
+    m: i32,
+    n: i32,
+    k: i32,
+    lda: i32,
+    ldb: i32,
+    ldc: i32,
+) -> Result<GemmShape> {
+    const R: &str = "sgemm";
+    // Column-major form: (ta, tb, m, n, lda, ldb) and the user's names for each slot.
+    let swapped = layout == Layout::RowMajor;
+    let (ta, tb, cm, cn, clda, cldb) = if swapped {
+        (transb, transa, n, m, ldb, lda)
+    } else {
+        (transa, transb, m, n, lda, ldb)
+    };
+    let (m_name, n_name, lda_name, ldb_name) = if swapped {
+        (("n", 5), ("m", 4), ("ldb", 11), ("lda", 9))
+    } else {
+        (("m", 4), ("n", 5), ("lda", 9), ("ldb", 11))
+    };
+    let nrowa = if ta.is_trans() { k } else { cm };
+    let nrowb = if tb.is_trans() { cn } else { k };
+    if cm < 0 {
+        return Err(invalid(R, m_name.0, m_name.1, format!("{cm} is negative")));
+    }
+    if cn < 0 {
+        return Err(invalid(R, n_name.0, n_name.1, format!("{cn} is negative")));
+    }
+    if k < 0 {
+        return Err(invalid(R, "k", 6, format!("{k} is negative")));
+    }
+    if clda < nrowa.max(1) {
+        return Err(invalid(
+            R,
+            lda_name.0,
+            lda_name.1,
+            format!("{clda} is less than max(1, {})", nrowa),
+        ));
+    }
+    if cldb < nrowb.max(1) {
+        return Err(invalid(
+            R,
+            ldb_name.0,
+            ldb_name.1,
+            format!("{cldb} is less than max(1, {})", nrowb),
+        ));
+    }
+    if ldc < cm.max(1) {
+        return Err(invalid(
+            R,
+            "ldc",
+            14,
+            format!("{ldc} is less than max(1, {})", cm),
+        ));
+    }
+    Ok(GemmShape {
+        m: cm as usize,
+        n: cn as usize,
+        k: k as usize,
+        a: Operand {
+            trans: ta.is_trans(),
+            ld: clda as usize,
+        },
+        b: Operand {
+            trans: tb.is_trans(),
+            ld: cldb as usize,
+        },
+        ldc: ldc as usize,
+        swapped,
+    })
+}
+
+/// A sgemv call in column-major form: y (len_y) = alpha * op(A) x (len_x) + beta y, with A
+/// stored as `rows` x `cols` column-major.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GemvShape {
+    pub rows: usize,
+    pub cols: usize,
+    pub lda: usize,
+    pub trans: bool,
+}
+
+impl GemvShape {
+    /// Logical length of x.
+    pub fn len_x(&self) -> usize {
+        if self.trans {
+            self.rows
+        } else {
+            self.cols
+        }
+    }
+    /// Logical length of y.
+    pub fn len_y(&self) -> usize {
+        if self.trans {
+            self.cols
+        } else {
+            self.rows
+        }
+    }
+    /// Elements the stored A spans.
+    pub fn a_span(&self) -> usize {
+        crate::blas::args::matrix_span(self.rows, self.cols, self.lda)
+    }
+}
+
+/// Validates sgemv arguments and returns the column-major form of the call.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemv_shape(
+    layout: Layout,
+    trans: Transpose,
+    m: i32,
+    n: i32,
+    lda: i32,
+    incx: i32,
+    incy: i32,
+) -> Result<GemvShape> {
+    const R: &str = "sgemv";
+    // A row-major m x n matrix is the column-major n x m matrix A^T.
+    let (rows, cols, t, rows_name, cols_name) = match layout {
+        Layout::ColMajor => (m, n, trans, ("m", 3), ("n", 4)),
+        Layout::RowMajor => (n, m, trans.flip(), ("n", 4), ("m", 3)),
+    };
+    if rows < 0 {
+        return Err(invalid(
+            R,
+            rows_name.0,
+            rows_name.1,
+            format!("{rows} is negative"),
+        ));
+    }
+    if cols < 0 {
+        return Err(invalid(
+            R,
+            cols_name.0,
+            cols_name.1,
+            format!("{cols} is negative"),
+        ));
+    }
+    if lda < rows.max(1) {
+        return Err(invalid(
+            R,
+            "lda",
+            7,
+            format!("{lda} is less than max(1, {rows})"),
+        ));
+    }
+    if incx == 0 {
+        return Err(invalid(R, "incx", 9, "must not be zero"));
+    }
+    if incy == 0 {
+        return Err(invalid(R, "incy", 12, "must not be zero"));
+    }
+    Ok(GemvShape {
+        rows: rows as usize,
+        cols: cols as usize,
+        lda: lda as usize,
+        trans: t.is_trans(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use Layout::*;
+    use Transpose::*;
+
+    fn pos(e: Error) -> (&'static str, u32) {
+        match e {
+            Error::InvalidArgument {
+                param, position, ..
+            } => (param, position),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn gemm_col_major_rules() {
+        let s = gemm_shape(ColMajor, NoTrans, Trans, 3, 4, 5, 3, 4, 3).unwrap();
+        assert_eq!((s.m, s.n, s.k, s.ldc), (3, 4, 5, 3));
+        assert_eq!(
+            s.a,
+            Operand {
+                trans: false,
+                ld: 3
+            }
+        );
+        assert_eq!(s.b, Operand { trans: true, ld: 4 });
+        assert_eq!((s.a_span(), s.b_span(), s.c_span()), (15, 20, 12));
+        let e = |r: Result<GemmShape>| pos(r.unwrap_err());
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, -1, 4, 5, 3, 5, 3)),
+            ("m", 4)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, 3, -1, 5, 3, 5, 3)),
+            ("n", 5)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, 3, 4, -1, 3, 5, 3)),
+            ("k", 6)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, 3, 4, 5, 2, 5, 3)),
+            ("lda", 9)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, Trans, NoTrans, 3, 4, 5, 4, 5, 3)),
+            ("lda", 9)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, 3, 4, 5, 3, 4, 3)),
+            ("ldb", 11)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, Trans, 3, 4, 5, 3, 3, 3)),
+            ("ldb", 11)
+        );
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, 3, 4, 5, 3, 5, 2)),
+            ("ldc", 14)
+        );
+        // Each leading dimension is checked on its own (glBLAS joined them with ||).
+        assert!(gemm_shape(ColMajor, NoTrans, NoTrans, 3, 4, 5, 3, 5, 3).is_ok());
+        // Zero sizes need leading dimensions of at least 1.
+        assert!(gemm_shape(ColMajor, NoTrans, NoTrans, 0, 0, 0, 1, 1, 1).is_ok());
+        assert_eq!(
+            e(gemm_shape(ColMajor, NoTrans, NoTrans, 0, 0, 0, 0, 1, 1)),
+            ("lda", 9)
+        );
+    }
+
+    #[test]
+    fn gemm_row_major_is_the_swapped_column_major_call() {
+        // Row-major C (3x4) = A (3x5) B (5x4): lda >= 5, ldb >= 4, ldc >= 4.
+        let s = gemm_shape(RowMajor, NoTrans, NoTrans, 3, 4, 5, 5, 4, 4).unwrap();
+        assert!(s.swapped);
+        assert_eq!((s.m, s.n, s.k, s.ldc), (4, 3, 5, 4));
+        assert_eq!(
+            s.a,
+            Operand {
+                trans: false,
+                ld: 4
+            }
+        ); // the user's B
+        assert_eq!(
+            s.b,
+            Operand {
+                trans: false,
+                ld: 5
+            }
+        ); // the user's A
+        let e = |r: Result<GemmShape>| pos(r.unwrap_err());
+        assert_eq!(
+            e(gemm_shape(RowMajor, NoTrans, NoTrans, 3, 4, 5, 4, 4, 4)),
+            ("lda", 9)
+        );
+        assert_eq!(
+            e(gemm_shape(RowMajor, NoTrans, NoTrans, 3, 4, 5, 5, 3, 4)),
+            ("ldb", 11)
+        );
+        assert_eq!(
+            e(gemm_shape(RowMajor, NoTrans, NoTrans, 3, 4, 5, 5, 4, 3)),
+            ("ldc", 14)
+        );
+        assert_eq!(
+            e(gemm_shape(RowMajor, Trans, NoTrans, 3, 4, 5, 2, 4, 4)),
+            ("lda", 9)
+        );
+        assert_eq!(
+            e(gemm_shape(RowMajor, NoTrans, NoTrans, -1, 4, 5, 5, 4, 4)),
+            ("m", 4)
+        );
+        // As in reference CBLAS, a row-major call checks N before M.
+        assert_eq!(
+            e(gemm_shape(RowMajor, NoTrans, NoTrans, -1, -1, 5, 5, 4, 4)),
+            ("n", 5)
+        );
+    }
+
+    #[test]
+    fn gemv_rules() {
+        let s = gemv_shape(ColMajor, NoTrans, 3, 5, 4, 1, -2).unwrap();
+        assert_eq!((s.rows, s.cols, s.lda, s.trans), (3, 5, 4, false));
+        assert_eq!((s.len_x(), s.len_y(), s.a_span()), (5, 3, 19));
+        let s = gemv_shape(RowMajor, NoTrans, 3, 5, 5, 1, 1).unwrap();
+        assert_eq!((s.rows, s.cols, s.lda, s.trans), (5, 3, 5, true));
+        assert_eq!((s.len_x(), s.len_y()), (5, 3));
+        let e = |r: Result<GemvShape>| pos(r.unwrap_err());
+        assert_eq!(e(gemv_shape(ColMajor, NoTrans, -1, 5, 4, 1, 1)), ("m", 3));
+        assert_eq!(e(gemv_shape(ColMajor, NoTrans, 3, -1, 4, 1, 1)), ("n", 4));
+        assert_eq!(e(gemv_shape(ColMajor, NoTrans, 3, 5, 2, 1, 1)), ("lda", 7));
+        assert_eq!(e(gemv_shape(RowMajor, NoTrans, 3, 5, 4, 1, 1)), ("lda", 7));
+        assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 0, 1)), ("incx", 9));
+        assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 1, 0)), ("incy", 12));
+    }
+}

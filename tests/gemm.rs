@@ -1,0 +1,474 @@
+//! sgemm and sgemv against BLIS: every transpose pair, both layouts, edge shapes, padded
+//! leading dimensions whose gaps hold NaN (any read of them would poison the result) or
+//! sentinels (any write to them is caught), and every kernel.
+//!
+//! Tolerance: both sides accumulate k products in sequence, so each entry differs from
+//! the exact one by at most (k + 2) eps (|alpha| (|A||B|)_ij + |beta c_ij|); the check
+//! allows twice that (GPU and CPU errors add).
+
+mod common;
+
+use common::*;
+use fragblas::{Context, Error, GemmKernel, Layout, Transpose};
+use rand::rngs::StdRng;
+use Layout::*;
+use Transpose::*;
+
+const TRANS: [(Transpose, Transpose); 4] = [
+    (NoTrans, NoTrans),
+    (NoTrans, Trans),
+    (Trans, NoTrans),
+    (Trans, Trans),
+];
+const SCALARS: [f32; 4] = [0.0, 1.0, -1.0, 0.7];
+
+/// A stored matrix: `outer` lines of `inner` elements, stride ld; gaps filled with `gap`.
+fn matrix(r: &mut StdRng, inner: usize, outer: usize, ld: usize, gap: f32) -> Vec<f32> {
+    let mut v = vec![gap; mat::span(inner, outer, ld)];
+    if v.is_empty() {
+        return v;
+    }
+    for o in 0..outer {
+        let vals = reals(r, inner);
+        v[o * ld..o * ld + inner].copy_from_slice(&vals);
+    }
+    v
+}
+
+/// (inner, outer) of a stored matrix whose rows x cols are given, in `layout`.
+fn lines(layout: Layout, rows: usize, cols: usize) -> (usize, usize) {
+    match layout {
+        ColMajor => (rows, cols),
+        RowMajor => (cols, rows),
+    }
+}
+
+struct Case {
+    layout: Layout,
+    ta: Transpose,
+    tb: Transpose,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    beta: f32,
+    pad: usize,
+}
+
+fn run_case(ctx: &Context, r: &mut StdRng, cs: &Case, kernels: &[GemmKernel]) {
+    let Case {
+        layout,
+        ta,
+        tb,
+        m,
+        n,
+        k,
+        alpha,
+        beta,
+        pad,
+    } = *cs;
+    let (ar, ac) = mat::stored(m, k, ta.is_trans());
+    let (br, bc) = mat::stored(k, n, tb.is_trans());
+    let (a_in, a_out) = lines(layout, ar, ac);
+    let (b_in, b_out) = lines(layout, br, bc);
+    let (c_in, c_out) = lines(layout, m, n);
+    let (lda, ldb, ldc) = (a_in.max(1) + pad, b_in.max(1) + pad, c_in.max(1) + pad);
+    // NaN in the gaps of A and B: reading one would show. With alpha == 0 every element of
+    // A and B is NaN: neither may be read at all.
+    let a_gap = f32::NAN;
+    let mut a = matrix(r, a_in, a_out, lda, a_gap);
+    let mut b = matrix(r, b_in, b_out, ldb, a_gap);
+    if alpha == 0.0 {
+        a.iter_mut().for_each(|v| *v = f32::NAN);
+        b.iter_mut().for_each(|v| *v = f32::NAN);
+    }
+    // Sentinels in C's gaps must survive; with beta == 0 the window holds NaN that must not
+    // reach the result.
+    let mut c0 = matrix(r, c_in, c_out, ldc, 12345.5);
+    if beta == 0.0 && c_in > 0 {
+        for o in 0..c_out {
+            c0[o * ldc..o * ldc + c_in]
+                .iter_mut()
+                .for_each(|v| *v = f32::NAN);
+        }
+    }
+    let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+    let mut want = c0.clone();
+    cpu_gemm::sgemm(
+        layout, ta, tb, mi, ni, ki, alpha, &a, lda as i32, &b, ldb as i32, beta, &mut want,
+        ldc as i32,
+    );
+    // |A||B| for the tolerance (finite copies: gaps and alpha == 0 NaNs zeroed).
+    let fin = |v: &[f32]| {
+        v.iter()
+            .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
+            .collect::<Vec<_>>()
+    };
+    let mut bound = vec![0.0f32; c0.len()];
+    cpu_gemm::sgemm(
+        layout,
+        ta,
+        tb,
+        mi,
+        ni,
+        ki,
+        1.0,
+        &fin(&a),
+        lda as i32,
+        &fin(&b),
+        ldb as i32,
+        0.0,
+        &mut bound,
+        ldc as i32,
+    );
+    let c_abs = fin(&c0);
+    let tol = |i: usize| {
+        2.0 * (k as f32 + 2.0) * EPS * (alpha.abs() * bound[i] + beta.abs() * c_abs[i])
+            + f32::MIN_POSITIVE
+    };
+    let what = |kern: &str| {
+        format!(
+            "{kern} {layout:?} {ta:?}/{tb:?} m={m} n={n} k={k} alpha={alpha} beta={beta} pad={pad}"
+        )
+    };
+
+    let ga = ctx.upload(&a).unwrap();
+    let gb = ctx.upload(&b).unwrap();
+    for &kern in kernels {
+        let mut gc = ctx.upload(&c0).unwrap();
+        ctx.sgemm_with(
+            kern, layout, ta, tb, mi, ni, ki, alpha, &ga, lda as i32, &gb, ldb as i32, beta,
+            &mut gc, ldc as i32,
+        )
+        .unwrap();
+        let got = gc.to_vec().unwrap();
+        assert_close_slices(&what(&format!("{kern:?}")), &got, &want, tol);
+        for (i, v) in got.iter().enumerate() {
+            if c0[i] == 12345.5 {
+                assert_eq!(
+                    *v,
+                    12345.5,
+                    "{}: gap element {i} written",
+                    what(&format!("{kern:?}"))
+                );
+            }
+        }
+    }
+    // The CBLAS-shaped host API writes only the window of the caller's slice.
+    let mut host = c0.clone();
+    host.extend([777.0; 3]);
+    fragblas::cblas::sgemm(
+        ctx, layout, ta, tb, mi, ni, ki, alpha, &a, lda as i32, &b, ldb as i32, beta, &mut host,
+        ldc as i32,
+    )
+    .unwrap();
+    assert_close_slices(&what("cblas"), &host[..c0.len()], &want, tol);
+    assert_eq!(&host[c0.len()..], &[777.0; 3], "{}", what("cblas tail"));
+    for (i, v) in host[..c0.len()].iter().enumerate() {
+        if c0[i] == 12345.5 {
+            assert_eq!(*v, 12345.5, "{}: gap {i}", what("cblas"));
+        }
+    }
+}
+
+const KERNELS: [GemmKernel; 3] = [GemmKernel::Generic, GemmKernel::Vec4, GemmKernel::Auto];
+
+#[test]
+fn sgemm_small_shapes_all_transposes_layouts_and_scalars() {
+    let ctx = ctx();
+    let mut r = rng(21);
+    let shapes = [
+        (1, 1, 1),
+        (7, 13, 29),
+        (3, 4, 5),
+        (4, 4, 4),
+        (5, 5, 5),
+        (15, 16, 17),
+        (16, 16, 16),
+        (17, 17, 15),
+        (3, 5, 0),
+        (0, 3, 4),
+        (3, 0, 4),
+    ];
+    let mut idx = 0;
+    for &(m, n, k) in &shapes {
+        for layout in [ColMajor, RowMajor] {
+            for (ta, tb) in TRANS {
+                for alpha in SCALARS {
+                    for beta in SCALARS {
+                        idx += 1;
+                        let pad = if idx % 2 == 0 { 3 } else { 0 };
+                        let cs = Case {
+                            layout,
+                            ta,
+                            tb,
+                            m,
+                            n,
+                            k,
+                            alpha,
+                            beta,
+                            pad,
+                        };
+                        run_case(&ctx, &mut r, &cs, &KERNELS);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sgemm_tall_and_wide() {
+    let ctx = ctx();
+    let mut r = rng(22);
+    for &(m, n, k) in &[(1, 1000, 7), (1000, 1, 7), (1, 1, 1000), (333, 2, 65)] {
+        for layout in [ColMajor, RowMajor] {
+            for (ta, tb) in TRANS {
+                for (alpha, beta, pad) in [(0.7, -1.0, 2), (1.0, 0.0, 0), (-1.0, 1.0, 5)] {
+                    let cs = Case {
+                        layout,
+                        ta,
+                        tb,
+                        m,
+                        n,
+                        k,
+                        alpha,
+                        beta,
+                        pad,
+                    };
+                    run_case(&ctx, &mut r, &cs, &KERNELS);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sgemm_1024() {
+    let ctx = ctx();
+    let mut r = rng(23);
+    for (layout, ta, tb) in [(ColMajor, NoTrans, NoTrans), (RowMajor, Trans, NoTrans)] {
+        let cs = Case {
+            layout,
+            ta,
+            tb,
+            m: 1024,
+            n: 1024,
+            k: 1024,
+            alpha: 0.7,
+            beta: -1.0,
+            pad: 0,
+        };
+        run_case(&ctx, &mut r, &cs, &[GemmKernel::Vec4, GemmKernel::Auto]);
+    }
+    // The generic kernel at a size llvmpipe runs in reasonable time.
+    let cs = Case {
+        layout: ColMajor,
+        ta: NoTrans,
+        tb: Trans,
+        m: 256,
+        n: 256,
+        k: 256,
+        alpha: 1.0,
+        beta: 0.7,
+        pad: 1,
+    };
+    run_case(&ctx, &mut r, &cs, &[GemmKernel::Generic]);
+}
+
+#[test]
+fn sgemm_argument_errors_name_the_parameter() {
+    let ctx = ctx();
+    let a = ctx.upload(&[1.0; 64]).unwrap();
+    let b = ctx.upload(&[1.0; 64]).unwrap();
+    let mut c = ctx.upload(&[1.0; 64]).unwrap();
+    let err = |layout, ta, tb, m, n, k, lda, ldb, ldc, c: &mut fragblas::Buffer| match ctx
+        .sgemm(layout, ta, tb, m, n, k, 1.0, &a, lda, &b, ldb, 0.0, c, ldc)
+        .unwrap_err()
+    {
+        Error::InvalidArgument {
+            param, position, ..
+        } => (param, position),
+        e => panic!("{e:?}"),
+    };
+    assert_eq!(
+        err(ColMajor, NoTrans, NoTrans, -1, 2, 2, 2, 2, 2, &mut c),
+        ("m", 4)
+    );
+    assert_eq!(
+        err(ColMajor, NoTrans, NoTrans, 2, -1, 2, 2, 2, 2, &mut c),
+        ("n", 5)
+    );
+    assert_eq!(
+        err(ColMajor, NoTrans, NoTrans, 2, 2, -1, 2, 2, 2, &mut c),
+        ("k", 6)
+    );
+    assert_eq!(
+        err(ColMajor, NoTrans, NoTrans, 4, 2, 2, 3, 4, 4, &mut c),
+        ("lda", 9)
+    );
+    assert_eq!(
+        err(ColMajor, NoTrans, NoTrans, 4, 2, 3, 4, 2, 4, &mut c),
+        ("ldb", 11)
+    );
+    assert_eq!(
+        err(ColMajor, NoTrans, NoTrans, 4, 2, 3, 4, 3, 3, &mut c),
+        ("ldc", 14)
+    );
+    assert_eq!(
+        err(RowMajor, NoTrans, NoTrans, 2, 4, 3, 2, 4, 4, &mut c),
+        ("lda", 9)
+    );
+    assert_eq!(
+        err(RowMajor, NoTrans, NoTrans, 2, 4, 3, 3, 3, 4, &mut c),
+        ("ldb", 11)
+    );
+    assert_eq!(
+        err(RowMajor, NoTrans, NoTrans, 2, 4, 3, 3, 4, 3, &mut c),
+        ("ldc", 14)
+    );
+    // Buffers too short for the arguments.
+    let mut small = ctx.upload(&[0.0; 3]).unwrap();
+    assert_eq!(
+        ctx.sgemm(ColMajor, NoTrans, NoTrans, 2, 2, 2, 1.0, &a, 2, &b, 2, 0.0, &mut small, 2),
+        Err(Error::TooShort {
+            routine: "sgemm",
+            param: "c",
+            needed: 4,
+            len: 3
+        })
+    );
+    let host_short = fragblas::cblas::sgemm(
+        &ctx,
+        ColMajor,
+        NoTrans,
+        NoTrans,
+        4,
+        4,
+        4,
+        1.0,
+        &[1.0; 15],
+        4,
+        &[1.0; 16],
+        4,
+        0.0,
+        &mut [0.0; 16],
+        4,
+    );
+    assert_eq!(
+        host_short,
+        Err(Error::TooShort {
+            routine: "sgemm",
+            param: "a",
+            needed: 16,
+            len: 15
+        })
+    );
+    ctx.finish().unwrap();
+}
+
+#[test]
+fn sgemv_matches_blas() {
+    let ctx = ctx();
+    let mut r = rng(31);
+    let shapes = [
+        (1, 1),
+        (3, 5),
+        (7, 13),
+        (16, 16),
+        (17, 4),
+        (1, 1000),
+        (1000, 1),
+        (64, 65),
+        (0, 3),
+        (3, 0),
+    ];
+    for &(m, n) in &shapes {
+        for layout in [ColMajor, RowMajor] {
+            for t in [NoTrans, Trans] {
+                for (incx, incy) in [(1, 1), (-2, 3), (3, -1), (2, 2)] {
+                    for (alpha, beta) in
+                        [(0.7, -1.0), (1.0, 0.0), (0.0, 0.7), (-1.0, 1.0), (0.0, 0.0)]
+                    {
+                        let pad = (m + n) % 3;
+                        let (inner, outer) = lines(layout, m, n);
+                        let lda = inner.max(1) + pad;
+                        let (lx, ly) = if t.is_trans() { (m, n) } else { (n, m) };
+                        let mut a = matrix(&mut r, inner, outer, lda, f32::NAN);
+                        let mut x = reals(&mut r, span(lx as i32, incx));
+                        if alpha == 0.0 {
+                            a.iter_mut().for_each(|v| *v = f32::NAN);
+                            x.iter_mut().for_each(|v| *v = f32::NAN);
+                        }
+                        let mut y0 = reals(&mut r, span(ly as i32, incy) + 2);
+                        if beta == 0.0 {
+                            for p in positions(ly as i32, incy) {
+                                y0[p] = f32::NAN;
+                            }
+                        }
+                        let mut want = y0.clone();
+                        let (mi, ni) = (m as i32, n as i32);
+                        cpu_gemm::sgemv(
+                            layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta, &mut want,
+                            incy,
+                        );
+                        let what = format!("sgemv {layout:?} {t:?} m={m} n={n} incx={incx} incy={incy} alpha={alpha} beta={beta}");
+                        let ga = ctx.upload(&a).unwrap();
+                        let gx = ctx.upload(&x).unwrap();
+                        let mut gy = ctx.upload(&y0).unwrap();
+                        ctx.sgemv(
+                            layout, t, mi, ni, alpha, &ga, lda as i32, &gx, incx, beta, &mut gy,
+                            incy,
+                        )
+                        .unwrap();
+                        let got = gy.to_vec().unwrap();
+                        // Sequential sums of lx products on both sides: bound from |A||x|.
+                        let fin = |v: &[f32]| {
+                            v.iter()
+                                .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
+                                .collect::<Vec<_>>()
+                        };
+                        let mut bound = vec![0.0f32; y0.len()];
+                        cpu_gemm::sgemv(
+                            layout,
+                            t,
+                            mi,
+                            ni,
+                            1.0,
+                            &fin(&a),
+                            lda as i32,
+                            &fin(&x),
+                            incx,
+                            0.0,
+                            &mut bound,
+                            incy,
+                        );
+                        let tol = |i: usize| {
+                            let c = if y0[i].is_nan() { 0.0 } else { y0[i].abs() };
+                            2.0 * (lx as f32 + 2.0)
+                                * EPS
+                                * (alpha.abs() * bound[i] + beta.abs() * c)
+                                + f32::MIN_POSITIVE
+                        };
+                        assert_close_slices(&what, &got, &want, tol);
+                        let mut host = y0.clone();
+                        fragblas::cblas::sgemv(
+                            &ctx, layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta,
+                            &mut host, incy,
+                        )
+                        .unwrap();
+                        assert_close_slices(&format!("cblas {what}"), &host, &want, tol);
+                        // Skipped elements: untouched, bit for bit.
+                        let touched = positions(ly as i32, incy);
+                        for i in 0..y0.len() {
+                            if !touched.contains(&i) || m == 0 || n == 0 {
+                                assert!(same(got[i], y0[i]), "{what}: element {i} changed");
+                                assert!(same(host[i], y0[i]), "cblas {what}: element {i} changed");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
