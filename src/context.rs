@@ -9,13 +9,20 @@ use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
 use crate::gl::{Gl, Program, Surface};
-use crate::kernels::{Kernel, PRELUDE_GL33};
+use crate::kernels::{Kernel, PRELUDE_GL33, PRELUDE_GLES30};
 use crate::layout::TexLayout;
 
 /// Environment variable that picks an EGL device by index (see [`list_devices`]).
 pub const DEVICE_ENV: &str = "FRAGBLAS_DEVICE";
 
-pub use crate::gl::egl::{list_devices, DeviceDesc};
+pub use crate::gl::egl::{list_devices, DeviceDesc, GlApi};
+
+/// Environment variable that picks the API when [`ContextOptions::api`] is `Auto`:
+/// `gl` (desktop GL 3.3 core) or `gles` (OpenGL ES 3.0).
+pub const API_ENV: &str = "FRAGBLAS_API";
+
+/// Extension GLES 3.0 needs to render into RGBA32F textures.
+const COLOR_BUFFER_FLOAT: &str = "GL_EXT_color_buffer_float";
 
 /// Default texels per row of a buffer texture (clamped to the device's max texture size).
 pub const DEFAULT_WIDTH_CAP: u32 = 8192;
@@ -35,6 +42,8 @@ pub struct ContextOptions {
     /// Texels per row of buffer textures; `None` is [`DEFAULT_WIDTH_CAP`]. Clamped to the
     /// device's max texture size.
     pub width_cap: Option<u32>,
+    /// Desktop GL or GLES; `Auto` reads [`API_ENV`], and without it prefers desktop GL.
+    pub api: GlApi,
 }
 
 /// What a user may want to know about the device behind a context.
@@ -58,6 +67,8 @@ pub struct DeviceInfo {
     pub device_index: usize,
     /// GL extensions, sorted.
     pub extensions: Vec<String>,
+    /// The API of the context: [`GlApi::DesktopGl`] or [`GlApi::Gles`].
+    pub api: GlApi,
 }
 
 /// A headless GL context on one device. Everything the crate computes runs in one.
@@ -114,7 +125,23 @@ impl Context {
                 _ => None,
             },
         };
-        let (egl, glow_ctx, desc) = egl::create(device)?;
+        let api = match options.api {
+            GlApi::Auto => match std::env::var(API_ENV).as_deref().map(str::trim) {
+                Ok("gl") => GlApi::DesktopGl,
+                Ok("gles") => GlApi::Gles,
+                Ok("") | Ok("auto") | Err(_) => GlApi::Auto,
+                Ok(other) => {
+                    return Err(Error::Context(format!(
+                        "{API_ENV}={other:?}: expected gl, gles or auto"
+                    )))
+                }
+            },
+            other => other,
+        };
+        // Creating a context makes it current (or may leave none current on failure), so
+        // whichever of ours was current is not any more.
+        CURRENT.with(|c| c.set(0));
+        let (egl, glow_ctx, desc, api) = egl::create(device, api)?;
         let gl = Gl::new(glow_ctx)?;
         let s = gl.strings();
         let info = DeviceInfo {
@@ -127,7 +154,15 @@ impl Context {
             software: desc.software,
             device_index: desc.index,
             extensions: s.extensions,
+            api,
         };
+        if api == GlApi::Gles && !info.extensions.iter().any(|e| e == COLOR_BUFFER_FLOAT) {
+            return Err(Error::Unsupported(format!(
+                "this GLES device ({}) lacks {COLOR_BUFFER_FLOAT}, so it cannot render into \
+                 RGBA32F textures; fragblas does not fall back to lower precision",
+                info.renderer
+            )));
+        }
         let width_cap = options
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)
@@ -257,7 +292,11 @@ impl Inner {
             return Ok(p.clone());
         }
         let gl = self.enter()?;
-        let (vs, fs) = k.sources(PRELUDE_GL33);
+        let prelude = match self.info.api {
+            GlApi::Gles => PRELUDE_GLES30,
+            _ => PRELUDE_GL33,
+        };
+        let (vs, fs) = k.sources(prelude);
         let p = Rc::new(gl.compile(k.name(), &vs, &fs)?);
         self.programs.borrow_mut().insert(k, p.clone());
         Ok(p)

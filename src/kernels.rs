@@ -39,8 +39,22 @@ pub(crate) enum Kernel {
     GemmVec4,
     /// sgemm: alpha*product + beta*C into C's texture.
     GemmMerge,
+    /// sgemm register-tiled kernel writing 4 columns to 4 render targets.
+    GemmMrt4,
+    /// sgemm register-tiled kernel writing 8 columns to 8 render targets.
+    GemmMrt8,
+    /// sgemm merge pass reading the 4 targets of GemmMrt4.
+    GemmMergeMrt4,
+    /// sgemm merge pass reading the 8 targets of GemmMrt8.
+    GemmMergeMrt8,
     /// sgemv, any increments.
     Gemv,
+    /// Calibration: pure multiply-add throughput.
+    CalibFma,
+    /// Calibration: texel copy bandwidth.
+    CalibCopy,
+    /// Calibration: four-input streaming bandwidth.
+    CalibStream,
 }
 
 const VERTEX: &str = include_str!("../glsl/fullscreen.vert");
@@ -67,7 +81,12 @@ impl Kernel {
             Kernel::GemmPack => "gemm_pack.frag",
             Kernel::GemmVec4 => "gemm_vec4.frag",
             Kernel::GemmMerge => "gemm_merge.frag",
+            Kernel::GemmMrt4 | Kernel::GemmMrt8 => "gemm_mrt.frag",
+            Kernel::GemmMergeMrt4 | Kernel::GemmMergeMrt8 => "gemm_merge_mrt.frag",
             Kernel::Gemv => "gemv.frag",
+            Kernel::CalibFma => "calib_fma.frag",
+            Kernel::CalibCopy => "calib_copy.frag",
+            Kernel::CalibStream => "calib_stream.frag",
         }
     }
 
@@ -90,7 +109,23 @@ impl Kernel {
             Kernel::GemmPack => include_str!("../glsl/gemm_pack.frag"),
             Kernel::GemmVec4 => include_str!("../glsl/gemm_vec4.frag"),
             Kernel::GemmMerge => include_str!("../glsl/gemm_merge.frag"),
+            Kernel::GemmMrt4 | Kernel::GemmMrt8 => include_str!("../glsl/gemm_mrt.frag"),
+            Kernel::GemmMergeMrt4 | Kernel::GemmMergeMrt8 => {
+                include_str!("../glsl/gemm_merge_mrt.frag")
+            }
             Kernel::Gemv => include_str!("../glsl/gemv.frag"),
+            Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
+            Kernel::CalibCopy => include_str!("../glsl/calib_copy.frag"),
+            Kernel::CalibStream => include_str!("../glsl/calib_stream.frag"),
+        }
+    }
+
+    /// Constants a kernel file is compiled with.
+    fn constants(self) -> &'static str {
+        match self {
+            Kernel::GemmMrt4 | Kernel::GemmMergeMrt4 => "#define COLS 4",
+            Kernel::GemmMrt8 | Kernel::GemmMergeMrt8 => "#define COLS 8",
+            _ => "",
         }
     }
 
@@ -98,13 +133,17 @@ impl Kernel {
     pub(crate) fn sources(self, prelude: &str) -> (String, String) {
         (
             format!("{prelude}\n{VERTEX}"),
-            format!("{prelude}\n{COMMON}\n{}", self.body()),
+            format!("{prelude}\n{}\n{COMMON}\n{}", self.constants(), self.body()),
         )
     }
 }
 
 /// Version prelude for desktop GL 3.3 core.
 pub(crate) const PRELUDE_GL33: &str = "#version 330 core";
+
+/// Version prelude for OpenGL ES 3.0: every kernel needs full 32-bit floats and ints.
+pub(crate) const PRELUDE_GLES30: &str =
+    "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;";
 
 /// Every kernel, for compiling ahead of use.
 pub(crate) const ALL: &[Kernel] = &[
@@ -125,5 +164,12 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::GemmPack,
     Kernel::GemmVec4,
     Kernel::GemmMerge,
+    Kernel::GemmMrt4,
+    Kernel::GemmMrt8,
+    Kernel::GemmMergeMrt4,
+    Kernel::GemmMergeMrt8,
     Kernel::Gemv,
+    Kernel::CalibFma,
+    Kernel::CalibCopy,
+    Kernel::CalibStream,
 ];

@@ -20,6 +20,7 @@
 
 mod blas;
 pub mod buffer;
+mod calibrate;
 pub mod cblas;
 pub mod context;
 pub mod error;
@@ -30,5 +31,6 @@ pub mod layout;
 pub use blas::gemm::GemmKernel;
 pub use blas::shape::{Layout, Transpose};
 pub use buffer::Buffer;
-pub use context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo};
+pub use calibrate::Ceilings;
+pub use context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};

@@ -200,3 +200,34 @@ fn bad_device_index_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn desktop_gl_and_gles_contexts_both_compute() {
+    use fragblas::GlApi;
+    for api in [GlApi::DesktopGl, GlApi::Gles] {
+        let ctx = Context::with_options(ContextOptions {
+            api,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(ctx.info().api, api);
+        let es = ctx.info().version.contains("OpenGL ES");
+        assert_eq!(es, api == GlApi::Gles, "{}", ctx.info().version);
+        let x = ctx.upload(&[1.0, -2.0, 3.0, 4.5, 5.0]).unwrap();
+        let mut y = ctx.upload(&[0.5; 5]).unwrap();
+        ctx.saxpy(5, 2.0, &x, 1, &mut y, 1).unwrap();
+        assert_eq!(y.to_vec().unwrap(), vec![2.5, -3.5, 6.5, 9.5, 10.5]);
+        assert_eq!(ctx.isamax(5, &x, 1).unwrap(), Some(4));
+    }
+}
+
+#[test]
+fn the_api_variable_is_honoured() {
+    // CI runs the whole suite once with FRAGBLAS_API unset (desktop GL on Mesa) and once
+    // with FRAGBLAS_API=gles: the per-thread test context must follow it.
+    let want = match std::env::var("FRAGBLAS_API").as_deref() {
+        Ok("gles") => fragblas::GlApi::Gles,
+        _ => fragblas::GlApi::DesktopGl,
+    };
+    assert_eq!(ctx().info().api, want);
+}

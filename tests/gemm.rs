@@ -171,7 +171,13 @@ fn run_case(ctx: &Context, r: &mut StdRng, cs: &Case, kernels: &[GemmKernel]) {
     }
 }
 
-const KERNELS: [GemmKernel; 3] = [GemmKernel::Generic, GemmKernel::Vec4, GemmKernel::Auto];
+const KERNELS: [GemmKernel; 5] = [
+    GemmKernel::Generic,
+    GemmKernel::Vec4,
+    GemmKernel::Mrt4,
+    GemmKernel::Mrt8,
+    GemmKernel::Auto,
+];
 
 #[test]
 fn sgemm_small_shapes_all_transposes_layouts_and_scalars() {
@@ -259,7 +265,12 @@ fn sgemm_1024() {
             beta: -1.0,
             pad: 0,
         };
-        run_case(&ctx, &mut r, &cs, &[GemmKernel::Vec4, GemmKernel::Auto]);
+        run_case(
+            &ctx,
+            &mut r,
+            &cs,
+            &[GemmKernel::Vec4, GemmKernel::Mrt4, GemmKernel::Mrt8],
+        );
     }
     // The generic kernel at a size llvmpipe runs in reasonable time.
     let cs = Case {

@@ -10,6 +10,18 @@ use glutin::display::GlDisplay;
 
 use crate::error::{Error, Result};
 
+/// Which OpenGL flavour a context speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum GlApi {
+    /// Desktop OpenGL 3.3 core where the device offers it, else OpenGL ES 3.0.
+    #[default]
+    Auto,
+    /// Desktop OpenGL 3.3 core profile.
+    DesktopGl,
+    /// OpenGL ES 3.0 (needs `EXT_color_buffer_float` to render into RGBA32F).
+    Gles,
+}
+
 /// Extension that marks Mesa's software (llvmpipe) device.
 const SOFTWARE_EXT: &str = "EGL_MESA_device_software";
 
@@ -75,7 +87,10 @@ fn describe(index: usize, d: &Device) -> DeviceDesc {
 
 /// Creates a context on device `index`, or on the first hardware device that works, falling
 /// back to a software one, when `index` is `None`.
-pub(crate) fn create(index: Option<usize>) -> Result<(EglContext, glow::Context, DeviceDesc)> {
+pub(crate) fn create(
+    index: Option<usize>,
+    api: GlApi,
+) -> Result<(EglContext, glow::Context, DeviceDesc, GlApi)> {
     let devs = devices()?;
     if devs.is_empty() {
         return Err(Error::NoDevice(format!(
@@ -90,45 +105,67 @@ pub(crate) fn create(index: Option<usize>) -> Result<(EglContext, glow::Context,
                 devs.len() - 1
             ))
         })?;
-        return create_on(d).map(|(c, g)| (c, g, describe(i, d)));
+        return create_any(d, api).map(|(c, g, a)| (c, g, describe(i, d), a));
     }
     // Hardware first, then software; in EGL's order within each group.
     let mut order: Vec<usize> = (0..devs.len()).collect();
     order.sort_by_key(|&i| devs[i].extensions().contains(SOFTWARE_EXT));
     let mut failures = Vec::new();
     for i in order {
-        match create_on(&devs[i]) {
-            Ok((c, g)) => return Ok((c, g, describe(i, &devs[i]))),
+        match create_any(&devs[i], api) {
+            Ok((c, g, a)) => return Ok((c, g, describe(i, &devs[i]), a)),
             Err(e) => failures.push(format!("device {i}: {e}")),
         }
     }
     Err(Error::NoDevice(format!(
-        "no EGL device gave a GL 3.3 core context ({}); {INSTALL_HINT}",
+        "no EGL device gave a {api:?} context ({}); {INSTALL_HINT}",
         failures.join("; ")
     )))
 }
 
-fn create_on(device: &Device) -> Result<(EglContext, glow::Context)> {
+/// Creates a context of the requested API; `Auto` tries desktop GL, then GLES.
+fn create_any(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context, GlApi)> {
+    match api {
+        GlApi::Auto => match create_on(device, GlApi::DesktopGl) {
+            Ok((c, g)) => Ok((c, g, GlApi::DesktopGl)),
+            Err(gl_err) => create_on(device, GlApi::Gles)
+                .map(|(c, g)| (c, g, GlApi::Gles))
+                .map_err(|es_err| {
+                    Error::Context(format!("desktop GL 3.3: {gl_err}; GLES 3.0: {es_err}"))
+                }),
+        },
+        other => create_on(device, other).map(|(c, g)| (c, g, other)),
+    }
+}
+
+fn create_on(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context)> {
+    let gles = api == GlApi::Gles;
     // SAFETY: `None` is the documented argument for a device display; the device comes from
     // EGL's own enumeration and outlives this call.
     let display = unsafe { Display::with_device(device, None) }
         .map_err(|e| Error::Context(format!("eglGetPlatformDisplay(device) failed: {e}")))?;
     let template = ConfigTemplateBuilder::new()
         .with_surface_type(ConfigSurfaceTypes::empty())
-        .with_api(Api::OPENGL)
+        .with_api(if gles { Api::GLES3 } else { Api::OPENGL })
         .build();
     // SAFETY: the template is a valid, fully built glutin template.
     let config = unsafe { display.find_configs(template) }
         .map_err(|e| Error::Context(format!("eglChooseConfig failed: {e}")))?
         .next()
-        .ok_or_else(|| Error::Context("no EGL config supports desktop OpenGL".into()))?;
-    let attrs = ContextAttributesBuilder::new()
-        .with_profile(GlProfile::Core)
-        .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-        .build(None);
+        .ok_or_else(|| Error::Context(format!("no EGL config supports {api:?}")))?;
+    let attrs = if gles {
+        ContextAttributesBuilder::new()
+            .with_context_api(ContextApi::Gles(Some(Version::new(3, 0))))
+            .build(None)
+    } else {
+        ContextAttributesBuilder::new()
+            .with_profile(GlProfile::Core)
+            .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
+            .build(None)
+    };
     // SAFETY: `config` belongs to `display`; no window handle is involved.
     let not_current = unsafe { display.create_context(&config, &attrs) }
-        .map_err(|e| Error::Context(format!("eglCreateContext (GL 3.3 core) failed: {e}")))?;
+        .map_err(|e| Error::Context(format!("eglCreateContext ({api:?}) failed: {e}")))?;
     let context = not_current
         .make_current_surfaceless()
         .map_err(|e| Error::Context(format!("surfaceless eglMakeCurrent failed: {e}")))?;

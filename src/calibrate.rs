@@ -1,0 +1,137 @@
+//! The fragment pipeline's own ceilings on the current device: multiply-add throughput and
+//! texel copy bandwidth, measured with a wall clock around `glFinish` (GL timer queries are
+//! not reliable on every driver, llvmpipe among them).
+
+use std::time::{Duration, Instant};
+
+use crate::context::Context;
+use crate::error::Result;
+use crate::kernels::Kernel;
+
+/// What the fragment pipeline of a device can do at best; the yardstick for every routine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ceilings {
+    /// Multiply-add throughput of fragment shaders, GFLOP/s (2 flops per multiply-add).
+    pub fma_gflops: f64,
+    /// Texel bandwidth of a fragment copy (bytes read + written), GB/s.
+    pub copy_gbps: f64,
+    /// Texel bandwidth of a fragment reading four textures and writing one, GB/s.
+    pub stream_gbps: f64,
+}
+
+impl Ceilings {
+    /// The bandwidth ceiling: the better of the copy and the four-input stream.
+    pub fn bandwidth_gbps(&self) -> f64 {
+        self.copy_gbps.max(self.stream_gbps)
+    }
+}
+
+impl std::fmt::Display for Ceilings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "fragment FMA {:.1} GFLOP/s, fragment copy {:.1} GB/s, 4-input stream {:.1} GB/s",
+            self.fma_gflops, self.copy_gbps, self.stream_gbps
+        )
+    }
+}
+
+/// Best of `reps` timings of `run` followed by a full finish, after one warm-up run.
+fn best_time(ctx: &Context, reps: usize, mut run: impl FnMut() -> Result<()>) -> Result<Duration> {
+    run()?;
+    ctx.finish()?;
+    let mut best = Duration::MAX;
+    for _ in 0..reps {
+        let t = Instant::now();
+        run()?;
+        ctx.finish()?;
+        best = best.min(t.elapsed());
+    }
+    Ok(best)
+}
+
+impl Context {
+    /// Measures the fragment pipeline's ceilings on this context's device. Takes about a
+    /// second (more on a slow software device).
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let c = ctx.calibrate()?;
+    /// assert!(c.fma_gflops > 0.0 && c.copy_gbps > 0.0);
+    /// println!("{c}");
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn calibrate(&self) -> Result<Ceilings> {
+        let inner = &self.inner;
+        let software = self.info().software;
+        let max = inner.info_max_texture();
+
+        // Arithmetic: grow the loop until one draw takes long enough to time well.
+        let side = if software { 256 } else { 2048u32.min(max) };
+        let target = inner.take_surface(side, side)?;
+        let prog = inner.program(Kernel::CalibFma)?;
+        let mut iters = 16i32;
+        let fma_time = loop {
+            let t = best_time(self, 3, || {
+                let gl = inner.enter()?;
+                gl.use_program(&prog);
+                gl.set_i32(&prog, "iters", iters);
+                gl.set_f32(&prog, "seed", 0.5);
+                gl.draw(&[&target], side, side);
+                Ok(())
+            })?;
+            if t >= Duration::from_millis(20) || iters >= 1 << 16 {
+                break t;
+            }
+            iters *= 2;
+        };
+        inner.give_surface(target);
+        let flops = side as f64 * side as f64 * iters as f64 * 64.0;
+        let fma_gflops = flops / fma_time.as_secs_f64() / 1e9;
+
+        // Bandwidth: copy a large texture into another.
+        let side = if software { 1024 } else { 4096u32.min(max) };
+        let src = inner.take_surface(side, side)?;
+        let dst = inner.take_surface(side, side)?;
+        let prog = inner.program(Kernel::CalibCopy)?;
+        let copy_time = best_time(self, 5, || {
+            let gl = inner.enter()?;
+            gl.use_program(&prog);
+            gl.set_texture(&prog, "src", 0, &src);
+            gl.draw(&[&dst], side, side);
+            Ok(())
+        })?;
+        let prog = inner.program(Kernel::CalibStream)?;
+        let extra = [
+            inner.take_surface(side, side)?,
+            inner.take_surface(side, side)?,
+            inner.take_surface(side, side)?,
+        ];
+        let stream_time = best_time(self, 5, || {
+            let gl = inner.enter()?;
+            gl.use_program(&prog);
+            gl.set_texture(&prog, "src0", 0, &src);
+            gl.set_texture(&prog, "src1", 1, &extra[0]);
+            gl.set_texture(&prog, "src2", 2, &extra[1]);
+            gl.set_texture(&prog, "src3", 3, &extra[2]);
+            gl.draw(&[&dst], side, side);
+            Ok(())
+        })?;
+        inner.give_surface(src);
+        inner.give_surface(dst);
+        for s in extra {
+            inner.give_surface(s);
+        }
+        // Scratch textures this large are not worth keeping around.
+        self.trim()?;
+        let bytes = side as f64 * side as f64 * 32.0;
+        let copy_gbps = bytes / copy_time.as_secs_f64() / 1e9;
+        let stream_gbps = bytes * 2.5 / stream_time.as_secs_f64() / 1e9;
+        inner.enter()?.check("calibrate")?;
+        Ok(Ceilings {
+            fma_gflops,
+            copy_gbps,
+            stream_gbps,
+        })
+    }
+}
