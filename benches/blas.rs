@@ -1,6 +1,6 @@
 //! criterion benches: saxpy, sdot, sgemv and sgemm over sizes, resident (data already on the
 //! GPU, timed up to a glFinish) and end-to-end (the CBLAS-shaped host call: upload, compute,
-//! download), each beside the CPU BLAS (BLIS) on the same data. Throughput is set in flops,
+//! download), each beside the CPU BLAS (BLIS, one thread per core) on the same data. Throughput is set in flops,
 //! so criterion's "elem/s" reads as FLOP/s. Programs are compiled before timing.
 //!
 //! `cargo bench` on llvmpipe runs level 1 up to 2^24 and sgemm up to 1024; on a hardware
@@ -22,7 +22,14 @@ fn quick() -> bool {
     std::env::var("FRAGBLAS_BENCH_QUICK").is_ok_and(|v| v != "0")
 }
 
+extern "C" {
+    fn bli_thread_set_num_threads(n: i64);
+}
+
 fn context() -> Context {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // SAFETY: plain BLIS call setting its global thread count: the CPU side uses every core.
+    unsafe { bli_thread_set_num_threads(threads as i64) };
     let ctx = Context::new().expect("a GL context");
     ctx.warm_up().expect("kernels compile");
     ctx

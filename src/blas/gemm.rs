@@ -57,6 +57,15 @@ fn bind_matrix(gl: &Gl, p: &Program, name: &'static str, unit: u32, buf: &Buffer
     gl.set_i32(p, width, buf.layout().width as i32);
 }
 
+/// Sets the uniforms every pass that writes C shares: C's window and the BLAS scalars.
+fn set_update_uniforms(gl: &Gl, p: &Program, s: &GemmShape, alpha: f32, beta: f32) {
+    gl.set_i32(p, "ldc", s.ldc as i32);
+    gl.set_i32(p, "m", s.m as i32);
+    gl.set_i32(p, "n", s.n as i32);
+    gl.set_f32(p, "alpha", alpha);
+    gl.set_f32(p, "beta", beta);
+}
+
 /// Generic kernel over C's texture; `k = 0` skips A and B.
 #[allow(clippy::too_many_arguments)]
 fn generic_pass(
@@ -81,12 +90,8 @@ fn generic_pass(
     gl.set_i32(&prog, "a_trans", s.a.trans as i32);
     gl.set_i32(&prog, "ldb", s.b.ld as i32);
     gl.set_i32(&prog, "b_trans", s.b.trans as i32);
-    gl.set_i32(&prog, "ldc", s.ldc as i32);
-    gl.set_i32(&prog, "m", s.m as i32);
-    gl.set_i32(&prog, "n", s.n as i32);
     gl.set_i32(&prog, "k", k as i32);
-    gl.set_f32(&prog, "alpha", alpha);
-    gl.set_f32(&prog, "beta", beta);
+    set_update_uniforms(gl, &prog, s, alpha, beta);
     gl.draw(&[&out], cl.width, cl.height);
     Ok(out)
 }
@@ -150,11 +155,7 @@ fn vec4_passes(
     gl.use_program(&prog);
     gl.set_texture(&prog, "prod", 0, &prod);
     bind_matrix(gl, &prog, "c", 1, c);
-    gl.set_i32(&prog, "ldc", s.ldc as i32);
-    gl.set_i32(&prog, "m", s.m as i32);
-    gl.set_i32(&prog, "n", s.n as i32);
-    gl.set_f32(&prog, "alpha", alpha);
-    gl.set_f32(&prog, "beta", beta);
+    set_update_uniforms(gl, &prog, s, alpha, beta);
     gl.draw(&[&out], cl.width, cl.height);
     inner.give_surface(prod);
     Ok(out)
@@ -205,11 +206,7 @@ fn mrt_passes(
         gl.set_texture(&prog, NAMES[i], i as u32, p);
     }
     bind_matrix(gl, &prog, "c", cols as u32, c);
-    gl.set_i32(&prog, "ldc", s.ldc as i32);
-    gl.set_i32(&prog, "m", s.m as i32);
-    gl.set_i32(&prog, "n", s.n as i32);
-    gl.set_f32(&prog, "alpha", alpha);
-    gl.set_f32(&prog, "beta", beta);
+    set_update_uniforms(gl, &prog, s, alpha, beta);
     gl.draw(&[&out], cl.width, cl.height);
     for p in prods {
         inner.give_surface(p);
