@@ -63,6 +63,11 @@ impl Buffer {
         })
     }
 
+    /// Gives the texture back (to return it to the pool) instead of freeing it.
+    pub(crate) fn into_surface(mut self) -> Surface {
+        self.surface.take().expect("a live buffer has a surface")
+    }
+
     pub(crate) fn zeros(ctx: &Context, len: usize) -> Result<Self> {
         let b = Self::uninit(ctx, len)?;
         b.ctx.enter()?.check("allocating a buffer")?;

@@ -49,6 +49,8 @@ pub(crate) enum Kernel {
     GemmMergeMrt8,
     /// sgemv, any increments.
     Gemv,
+    /// sgemv product op(A)*x with vec4 reads (lda % 4 == 0, incx == 1).
+    GemvVec4,
     /// Calibration: pure multiply-add throughput.
     CalibFma,
     /// Calibration: texel copy bandwidth.
@@ -84,6 +86,7 @@ impl Kernel {
             Kernel::GemmMrt4 | Kernel::GemmMrt8 => "gemm_mrt.frag",
             Kernel::GemmMergeMrt4 | Kernel::GemmMergeMrt8 => "gemm_merge_mrt.frag",
             Kernel::Gemv => "gemv.frag",
+            Kernel::GemvVec4 => "gemv_vec4.frag",
             Kernel::CalibFma => "calib_fma.frag",
             Kernel::CalibCopy => "calib_copy.frag",
             Kernel::CalibStream => "calib_stream.frag",
@@ -114,6 +117,7 @@ impl Kernel {
                 include_str!("../glsl/gemm_merge_mrt.frag")
             }
             Kernel::Gemv => include_str!("../glsl/gemv.frag"),
+            Kernel::GemvVec4 => include_str!("../glsl/gemv_vec4.frag"),
             Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
             Kernel::CalibCopy => include_str!("../glsl/calib_copy.frag"),
             Kernel::CalibStream => include_str!("../glsl/calib_stream.frag"),
@@ -169,6 +173,7 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::GemmMergeMrt4,
     Kernel::GemmMergeMrt8,
     Kernel::Gemv,
+    Kernel::GemvVec4,
     Kernel::CalibFma,
     Kernel::CalibCopy,
     Kernel::CalibStream,

@@ -29,6 +29,7 @@ mod kernels;
 pub mod layout;
 
 pub use blas::gemm::GemmKernel;
+pub use blas::gemv::GemvKernel;
 pub use blas::shape::{Layout, Transpose};
 pub use buffer::Buffer;
 pub use calibrate::Ceilings;

@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use fragblas::{Context, Error, GemmKernel, Layout, Transpose};
+use fragblas::{Context, Error, GemmKernel, GemvKernel, Layout, Transpose};
 use rand::rngs::StdRng;
 use Layout::*;
 use Transpose::*;
@@ -397,15 +397,22 @@ fn sgemv_matches_blas() {
     for &(m, n) in &shapes {
         for layout in [ColMajor, RowMajor] {
             for t in [NoTrans, Trans] {
-                for (incx, incy) in [(1, 1), (-2, 3), (3, -1), (2, 2)] {
+                for (incx, incy) in [(1, 1), (-2, 3), (3, -1), (2, 2), (1, -2), (1, 3)] {
                     for (alpha, beta) in
                         [(0.7, -1.0), (1.0, 0.0), (0.0, 0.7), (-1.0, 1.0), (0.0, 0.0)]
                     {
-                        let pad = (m + n) % 3;
                         let (inner, outer) = lines(layout, m, n);
-                        let lda = inner.max(1) + pad;
+                        // Alternate a leading dimension with a gap of 0-2 and one rounded up
+                        // to a multiple of 4 (which the vectorised kernel needs).
+                        let lda = if (incx + incy) % 2 == 0 {
+                            inner.max(1) + (m + n) % 3
+                        } else {
+                            inner.max(1).next_multiple_of(4)
+                        };
                         let (lx, ly) = if t.is_trans() { (m, n) } else { (n, m) };
                         let mut a = matrix(&mut r, inner, outer, lda, f32::NAN);
+                        // NaN past A's span too: no kernel may read beyond it.
+                        a.extend([f32::NAN; 5]);
                         let mut x = reals(&mut r, span(lx as i32, incx));
                         if alpha == 0.0 {
                             a.iter_mut().for_each(|v| *v = f32::NAN);
@@ -423,7 +430,7 @@ fn sgemv_matches_blas() {
                             layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta, &mut want,
                             incy,
                         );
-                        let what = format!("sgemv {layout:?} {t:?} m={m} n={n} incx={incx} incy={incy} alpha={alpha} beta={beta}");
+                        let what = format!("sgemv {layout:?} {t:?} m={m} n={n} lda={lda} incx={incx} incy={incy} alpha={alpha} beta={beta}");
                         let ga = ctx.upload(&a).unwrap();
                         let gx = ctx.upload(&x).unwrap();
                         let mut gy = ctx.upload(&y0).unwrap();
@@ -433,6 +440,27 @@ fn sgemv_matches_blas() {
                         )
                         .unwrap();
                         let got = gy.to_vec().unwrap();
+                        // Each kernel explicitly too (Vec4 where it serves the call).
+                        let vec4_serves = lda % 4 == 0 && incx == 1;
+                        let mut by_kernel = Vec::new();
+                        for kern in [GemvKernel::Generic, GemvKernel::Vec4] {
+                            let mut gy = ctx.upload(&y0).unwrap();
+                            let r = ctx.sgemv_with(
+                                kern, layout, t, mi, ni, alpha, &ga, lda as i32, &gx, incx, beta,
+                                &mut gy, incy,
+                            );
+                            if kern == GemvKernel::Vec4
+                                && !vec4_serves
+                                && alpha != 0.0
+                                && m > 0
+                                && n > 0
+                            {
+                                assert!(matches!(r, Err(Error::Unsupported(_))), "{what}");
+                                continue;
+                            }
+                            r.unwrap();
+                            by_kernel.push((kern, gy.to_vec().unwrap()));
+                        }
                         // Sequential sums of lx products on both sides: bound from |A||x|.
                         let fin = |v: &[f32]| {
                             v.iter()
@@ -462,6 +490,9 @@ fn sgemv_matches_blas() {
                                 + f32::MIN_POSITIVE
                         };
                         assert_close_slices(&what, &got, &want, tol);
+                        for (kern, v) in &by_kernel {
+                            assert_close_slices(&format!("{kern:?} {what}"), v, &want, tol);
+                        }
                         let mut host = y0.clone();
                         fragblas::cblas::sgemv(
                             &ctx, layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta,

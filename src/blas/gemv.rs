@@ -1,13 +1,70 @@
 //! sgemv: y := alpha*op(A)*x + beta*y.
 
 use crate::blas::args::check_span;
+use crate::blas::level1::{axpby_pass, install, Op};
+use crate::blas::shape::GemvShape;
 use crate::blas::shape::{gemv_shape, Layout, Transpose};
 use crate::buffer::Buffer;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 
+/// Which sgemv kernel runs. `Auto` is the default; the others exist so that tests and
+/// benchmarks can reach each kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GemvKernel {
+    /// `Vec4` where it applies, else `Generic`.
+    Auto,
+    /// Scalar fetches: any leading dimension and increments.
+    Generic,
+    /// vec4 reads of A and x into a scratch vector, then `y := alpha*t + beta*y` with y's
+    /// increment. Needs `lda % 4 == 0` (in column-major form) and `incx == 1`.
+    Vec4,
+}
+
+/// Whether the vectorised kernel serves this call.
+fn vec4_applies(s: &GemvShape, incx: i32) -> bool {
+    s.lda % 4 == 0 && incx == 1
+}
+
 impl Context {
+    /// The vectorised path: op(A)*x into a pooled scratch vector, then the axpby merge.
+    #[allow(clippy::too_many_arguments)]
+    fn gemv_vec4(
+        &self,
+        s: &GemvShape,
+        alpha: f32,
+        a: &Buffer,
+        x: &Buffer,
+        beta: f32,
+        y: &mut Buffer,
+        incy: i32,
+    ) -> Result<()> {
+        let inner = &self.inner;
+        let len_y = s.len_y();
+        let l = inner.layout(len_y)?;
+        let tmp = inner.take_surface(l.width, l.height)?;
+        let prog = inner.program(Kernel::GemvVec4)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        gl.set_texture(&prog, "a", 0, a.surface());
+        gl.set_i32(&prog, "a_width", a.layout().width as i32);
+        gl.set_i32(&prog, "lda", s.lda as i32);
+        gl.set_i32(&prog, "trans", s.trans as i32);
+        gl.set_i32(&prog, "rows", s.rows as i32);
+        gl.set_i32(&prog, "cols", s.cols as i32);
+        gl.set_texture(&prog, "x", 1, x.surface());
+        gl.set_i32(&prog, "x_width", x.layout().width as i32);
+        gl.set_i32(&prog, "out_width", l.width as i32);
+        gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
+        gl.draw(&[&tmp], l.width, l.height);
+        let t = Buffer::from_surface(self, tmp, len_y)?;
+        let out = axpby_pass(self, len_y as i32, Op::Axpby, alpha, beta, &t, 1, y, incy);
+        inner.give_surface(t.into_surface());
+        install(y, out?);
+        Ok(())
+    }
+
     /// `y := alpha * op(A) * x + beta * y` (CBLAS `sgemv` on device buffers); A is `m x n`
     /// in `layout` with leading dimension `lda`, x and y have any non-zero increments.
     ///
@@ -17,6 +74,42 @@ impl Context {
     #[allow(clippy::too_many_arguments)]
     pub fn sgemv(
         &self,
+        layout: Layout,
+        trans: Transpose,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        x: &Buffer,
+        incx: i32,
+        beta: f32,
+        y: &mut Buffer,
+        incy: i32,
+    ) -> Result<()> {
+        self.sgemv_with(
+            GemvKernel::Auto,
+            layout,
+            trans,
+            m,
+            n,
+            alpha,
+            a,
+            lda,
+            x,
+            incx,
+            beta,
+            y,
+            incy,
+        )
+    }
+
+    /// [`Context::sgemv`] with a chosen kernel; `GemvKernel::Vec4` on a call it does not
+    /// serve is an error.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemv_with(
+        &self,
+        kernel: GemvKernel,
         layout: Layout,
         trans: Transpose,
         m: i32,
@@ -47,6 +140,23 @@ impl Context {
         check_span(R, "y", y.len(), s.len_y() as i32, incy)?;
         if s.rows == 0 || s.cols == 0 || (alpha == 0.0 && beta == 1.0) {
             return Ok(());
+        }
+        let fits = vec4_applies(&s, incx);
+        if alpha != 0.0 {
+            match kernel {
+                GemvKernel::Vec4 if !fits => {
+                    return Err(Error::Unsupported(format!(
+                        "sgemv: the vectorised kernel needs a leading dimension that is a \
+                         multiple of 4 and incx == 1 (lda {}, incx {incx})",
+                        s.lda
+                    )))
+                }
+                GemvKernel::Vec4 | GemvKernel::Auto if fits => {
+                    self.gemv_vec4(&s, alpha, a, x, beta, y, incy)?;
+                    return self.inner.enter()?.check(R);
+                }
+                _ => {}
+            }
         }
         let inner = &self.inner;
         let prog = inner.program(Kernel::Gemv)?;

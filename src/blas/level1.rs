@@ -14,7 +14,7 @@ use crate::kernels::Kernel;
 
 /// `op` uniform of the axpby kernels.
 #[derive(Clone, Copy)]
-enum Op {
+pub(crate) enum Op {
     /// y := x
     Copy = 0,
     /// y := alpha*x + beta*y (y not read when beta == 0)
@@ -24,7 +24,7 @@ enum Op {
 /// Renders, into a scratch surface shaped like `y`, the result of applying `op` to the `n`
 /// logical elements of `x` (increment `incx`) and `y` (increment `incy`).
 #[allow(clippy::too_many_arguments)]
-fn axpby_pass(
+pub(crate) fn axpby_pass(
     ctx: &Context,
     n: i32,
     op: Op,
@@ -63,7 +63,7 @@ fn axpby_pass(
 }
 
 /// Swaps `s` into `buf` and returns the old texture to the pool.
-fn install(buf: &mut Buffer, s: Surface) {
+pub(crate) fn install(buf: &mut Buffer, s: Surface) {
     let old = buf.replace_surface(s);
     buf.ctx.give_surface(old);
 }

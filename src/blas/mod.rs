@@ -2,7 +2,7 @@
 
 pub(crate) mod args;
 pub(crate) mod gemm;
-mod gemv;
+pub(crate) mod gemv;
 mod level1;
 mod reduce;
 pub(crate) mod shape;
