@@ -24,7 +24,7 @@ pub enum GemvKernel {
 
 /// Whether the vectorised kernel serves this call.
 fn vec4_applies(s: &GemvShape, incx: i32) -> bool {
-    s.lda % 4 == 0 && incx == 1
+    s.lda.is_multiple_of(4) && incx == 1
 }
 
 impl Context {
