@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use crate::context::{Context, Inner};
 use crate::error::{Error, Result};
-use crate::gl::Surface;
+use crate::gl::{Readback, Surface};
 use crate::layout::{TexLayout, FLOATS_PER_TEXEL};
 
 /// A vector of `len` floats on the GPU of one [`Context`].
@@ -184,6 +184,33 @@ impl Buffer {
         gl.check("downloading a buffer")
     }
 
+    /// Starts copying the buffer to the host without waiting: the GPU writes it into a pixel
+    /// buffer behind a fence, and the returned handle waits for it (or says whether it is
+    /// done). Work queued before this call is what gets read.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0])?;
+    /// let pending = x.read_async()?;
+    /// // ... queue more GPU work or do host work here ...
+    /// assert_eq!(pending.wait()?, vec![1.0, 2.0, 3.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn read_async(&self) -> Result<PendingRead> {
+        let rows = self.len().div_ceil(self.layout.row_floats()) as u32;
+        let pb = self
+            .ctx
+            .take_pack_buffer(self.layout.width as usize * rows as usize * 16)?;
+        let gl = self.ctx.enter()?;
+        let readback = gl.start_readback(self.surface(), rows, pb)?;
+        gl.check("starting an asynchronous readback")?;
+        Ok(PendingRead {
+            ctx: self.ctx.clone(),
+            readback: Some(readback),
+            len: self.len(),
+        })
+    }
+
     /// The whole buffer as a new vector.
     pub fn to_vec(&self) -> Result<Vec<f32>> {
         let mut v = vec![0.0; self.len()];
@@ -224,5 +251,53 @@ impl Drop for Buffer {
         if let Some(s) = self.surface.take() {
             self.ctx.free_surface(s);
         }
+    }
+}
+
+/// A device-to-host copy in flight (see [`Buffer::read_async`]).
+pub struct PendingRead {
+    ctx: Rc<Inner>,
+    readback: Option<Readback>,
+    len: usize,
+}
+
+impl PendingRead {
+    /// Whether the data has arrived (never blocks).
+    pub fn is_ready(&self) -> Result<bool> {
+        let gl = self.ctx.enter()?;
+        Ok(gl.readback_ready(self.readback.as_ref().expect("live"), false))
+    }
+
+    /// Waits for the data and returns it.
+    pub fn wait(mut self) -> Result<Vec<f32>> {
+        let mut out = vec![0.0; self.len];
+        let gl = self.ctx.enter()?;
+        let r = self.readback.take().expect("live");
+        gl.readback_ready(&r, true);
+        let res = gl.finish_readback(&r, &mut out);
+        self.ctx.give_pack_buffer(gl.end_readback(r));
+        res?;
+        gl.check("finishing an asynchronous readback")?;
+        Ok(out)
+    }
+}
+
+impl Drop for PendingRead {
+    fn drop(&mut self) {
+        if let Some(r) = self.readback.take() {
+            if let Ok(gl) = self.ctx.enter() {
+                // The GPU may still be writing into the buffer: wait before reusing it.
+                gl.readback_ready(&r, true);
+                self.ctx.give_pack_buffer(gl.end_readback(r));
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for PendingRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingRead")
+            .field("len", &self.len)
+            .finish()
     }
 }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
-use crate::gl::{Gl, Program, Surface};
+use crate::gl::{Gl, PackBuffer, Program, Surface};
 use crate::kernels::{Kernel, PRELUDE_GL33, PRELUDE_GLES30};
 use crate::layout::TexLayout;
 
@@ -30,7 +30,7 @@ pub const DEFAULT_WIDTH_CAP: u32 = 8192;
 /// Default number of texels each reduction fragment folds together per pass.
 pub const DEFAULT_REDUCE_FAN_IN: u32 = 16;
 
-/// Scratch textures kept for reuse beyond this many bytes are freed instead.
+/// Scratch textures kept for reuse beyond this many bytes are freed (all but the newest).
 const POOL_BUDGET_BYTES: usize = 512 << 20;
 
 /// How to create a [`Context`].
@@ -97,6 +97,8 @@ pub(crate) struct Inner {
     reduce_fan_in: Cell<u32>,
     programs: RefCell<HashMap<Kernel, Rc<Program>>>,
     pool: RefCell<Pool>,
+    /// Pixel-pack buffers of finished asynchronous readbacks, kept for the next ones.
+    pack_buffers: RefCell<Vec<PackBuffer>>,
 }
 
 thread_local! {
@@ -178,6 +180,7 @@ impl Context {
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
             programs: RefCell::new(HashMap::new()),
             pool: RefCell::new(Pool::default()),
+            pack_buffers: RefCell::new(Vec::new()),
         };
         inner.gl.check("context creation")?;
         Ok(Context {
@@ -243,10 +246,13 @@ impl Context {
         gl.check("finish")
     }
 
-    /// Frees the scratch textures this context keeps for reuse.
+    /// Frees the scratch textures and readback buffers this context keeps for reuse.
     pub fn trim(&self) -> Result<()> {
         let gl = self.inner.enter()?;
         self.inner.pool.borrow_mut().clear(gl);
+        for pb in self.inner.pack_buffers.borrow_mut().drain(..) {
+            gl.delete_pack_buffer(pb);
+        }
         Ok(())
     }
 
@@ -320,6 +326,27 @@ impl Inner {
         // frees all its objects when it is destroyed.
     }
 
+    /// A pixel-pack buffer of at least `bytes` bytes: a kept one if it is large enough.
+    pub(crate) fn take_pack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+        let gl = self.enter()?;
+        let mut kept = self.pack_buffers.borrow_mut();
+        if let Some(i) = kept.iter().position(|pb| pb.capacity >= bytes) {
+            return Ok(kept.swap_remove(i));
+        }
+        gl.create_pack_buffer(bytes)
+    }
+
+    /// Keeps a pack buffer for reuse: the two most recent, since allocating one (pinned host
+    /// memory on some drivers) costs more than the readback itself.
+    pub(crate) fn give_pack_buffer(&self, pb: PackBuffer) {
+        let Ok(gl) = self.enter() else { return };
+        let mut kept = self.pack_buffers.borrow_mut();
+        kept.push(pb);
+        while kept.len() > 2 {
+            gl.delete_pack_buffer(kept.remove(0));
+        }
+    }
+
     /// Frees a surface now.
     pub(crate) fn free_surface(&self, s: Surface) {
         if self.enter().is_ok() {
@@ -332,6 +359,9 @@ impl Drop for Inner {
     fn drop(&mut self) {
         if self.enter().is_ok() {
             self.pool.get_mut().clear(&self.gl);
+            for pb in self.pack_buffers.get_mut().drain(..) {
+                self.gl.delete_pack_buffer(pb);
+            }
             for (_, p) in self.programs.get_mut().drain() {
                 if let Ok(p) = Rc::try_unwrap(p) {
                     self.gl.delete_program(p);
@@ -366,14 +396,14 @@ impl Pool {
         Some(s)
     }
 
+    /// Keeps `s` for reuse. When the budget would be exceeded the older surfaces go first;
+    /// the newest is always kept, even one larger than the budget, so that a routine called
+    /// again and again on a huge buffer reuses its scratch texture instead of allocating a
+    /// new one each time (`Context::trim` frees it).
     fn give(&mut self, gl: &Gl, s: Surface) {
         let b = surface_bytes(&s);
         if self.bytes + b > POOL_BUDGET_BYTES {
             self.clear(gl);
-        }
-        if b > POOL_BUDGET_BYTES {
-            gl.delete_surface(s);
-            return;
         }
         self.bytes += b;
         self.free.entry((s.width, s.height)).or_default().push(s);

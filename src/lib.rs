@@ -31,7 +31,7 @@ pub mod layout;
 pub use blas::gemm::GemmKernel;
 pub use blas::gemv::GemvKernel;
 pub use blas::shape::{Layout, Transpose};
-pub use buffer::Buffer;
+pub use buffer::{Buffer, PendingRead};
 pub use calibrate::Ceilings;
 pub use context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};

@@ -231,3 +231,32 @@ fn the_api_variable_is_honoured() {
     };
     assert_eq!(ctx().info().api, want);
 }
+
+#[test]
+fn asynchronous_readback_returns_the_data_of_the_work_before_it() {
+    for cap in [3u32, 8192] {
+        let ctx = small_cap_ctx(cap);
+        let mut r = rng(77);
+        for len in [1usize, 4, 5, 11, 12, 13, 1000, 65537] {
+            let data = reals(&mut r, len);
+            let x = ctx.upload(&data).unwrap();
+            let mut y = ctx.upload(&reals(&mut r, len)).unwrap();
+            // Queue work, then the readback, with no wait in between.
+            ctx.scopy(len as i32, &x, 1, &mut y, 1).unwrap();
+            let pending = y.read_async().unwrap();
+            let got = pending.wait().unwrap();
+            assert_same_slices(&format!("cap {cap} len {len}"), &got, &data);
+        }
+        // A readback dropped unwaited leaves nothing behind.
+        let x = ctx.upload(&[1.0, 2.0]).unwrap();
+        let p = x.read_async().unwrap();
+        while !p.is_ready().unwrap() {
+            std::thread::yield_now();
+        }
+        drop(p);
+        let p = x.read_async().unwrap();
+        drop(p);
+        ctx.finish().unwrap();
+        assert_eq!(x.to_vec().unwrap(), vec![1.0, 2.0]);
+    }
+}

@@ -24,6 +24,21 @@ pub(crate) struct Surface {
     pub height: u32,
 }
 
+/// A GL buffer that pixel readbacks are written into.
+#[derive(Debug)]
+pub(crate) struct PackBuffer {
+    buffer: glow::Buffer,
+    pub capacity: usize,
+}
+
+/// A pixel-pack buffer being filled by the GPU, and the fence that says when it is done.
+#[derive(Debug)]
+pub(crate) struct Readback {
+    pb: PackBuffer,
+    fence: glow::Fence,
+    bytes: usize,
+}
+
 /// A linked program with its uniform locations looked up once.
 pub(crate) struct Program {
     name: &'static str,
@@ -241,6 +256,128 @@ impl Gl {
             );
             self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
         }
+    }
+
+    /// A pixel-pack buffer of at least `bytes` bytes, for asynchronous readbacks.
+    pub(crate) fn create_pack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+        let size = i32::try_from(bytes.max(16)).map_err(|_| {
+            Error::Unsupported(format!(
+                "an asynchronous readback of {bytes} bytes exceeds one pixel buffer (2 GiB)"
+            ))
+        })?;
+        // SAFETY: current context; the buffer is allocated without host data and unbound.
+        unsafe {
+            let buffer = self.gl.create_buffer().map_err(Error::Context)?;
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
+            self.gl
+                .buffer_data_size(glow::PIXEL_PACK_BUFFER, size, glow::STREAM_READ);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+            Ok(PackBuffer {
+                buffer,
+                capacity: size as usize,
+            })
+        }
+    }
+
+    /// Frees a pixel-pack buffer.
+    pub(crate) fn delete_pack_buffer(&self, pb: PackBuffer) {
+        // SAFETY: created by this context, deleted once (by value).
+        unsafe { self.gl.delete_buffer(pb.buffer) }
+    }
+
+    /// Starts an asynchronous readback of the first `h` rows (of `s.width` texels) into
+    /// `pb` and fences it; nothing waits here.
+    pub(crate) fn start_readback(&self, s: &Surface, h: u32, pb: PackBuffer) -> Result<Readback> {
+        assert!(h <= s.height, "readback rows outside the texture");
+        let bytes = s.width as usize * h as usize * 16;
+        assert!(bytes <= pb.capacity, "pack buffer too small");
+        // SAFETY: the pack buffer has room for the w*h RGBA float texels read_pixels writes
+        // into it (asserted above, PACK_ALIGNMENT 4); it is unbound afterwards so later
+        // client-memory readbacks are unaffected.
+        unsafe {
+            self.gl
+                .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(pb.buffer));
+            self.gl
+                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
+            self.gl.read_pixels(
+                0,
+                0,
+                s.width as i32,
+                h as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::BufferOffset(0),
+            );
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+            let fence = match self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) {
+                Ok(f) => f,
+                Err(e) => {
+                    self.delete_pack_buffer(pb);
+                    return Err(Error::Context(e));
+                }
+            };
+            self.gl.flush();
+            Ok(Readback { pb, fence, bytes })
+        }
+    }
+
+    /// Whether the readback's fence has signalled; with `wait`, blocks until it has.
+    pub(crate) fn readback_ready(&self, r: &Readback, wait: bool) -> bool {
+        let timeout = if wait { i32::MAX } else { 0 };
+        loop {
+            // SAFETY: the fence belongs to this context and is deleted only with `r`.
+            let status = unsafe {
+                self.gl
+                    .client_wait_sync(r.fence, glow::SYNC_FLUSH_COMMANDS_BIT, timeout)
+            };
+            match status {
+                glow::ALREADY_SIGNALED | glow::CONDITION_SATISFIED => return true,
+                glow::TIMEOUT_EXPIRED if wait => continue,
+                glow::TIMEOUT_EXPIRED => return false,
+                // WAIT_FAILED: say "ready"; mapping the buffer still waits for the GPU.
+                _ => return true,
+            }
+        }
+    }
+
+    /// Copies the first `out.len()` floats of a finished readback into `out`.
+    pub(crate) fn finish_readback(&self, r: &Readback, out: &mut [f32]) -> Result<()> {
+        assert!(out.len() * 4 <= r.bytes, "readback shorter than the output");
+        if out.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the buffer holds r.bytes bytes written by read_pixels (the fence has been
+        // waited on by the caller); the mapping covers out.len() floats, is read only while
+        // mapped, and is unmapped before the buffer is unbound.
+        unsafe {
+            self.gl
+                .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(r.pb.buffer));
+            let ptr = self.gl.map_buffer_range(
+                glow::PIXEL_PACK_BUFFER,
+                0,
+                (out.len() * 4) as i32,
+                glow::MAP_READ_BIT,
+            );
+            if ptr.is_null() {
+                self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+                return Err(Error::Gl {
+                    operation: "mapping a pixel buffer",
+                    code: self.gl.get_error(),
+                });
+            }
+            std::ptr::copy_nonoverlapping(ptr as *const f32, out.as_mut_ptr(), out.len());
+            self.gl.unmap_buffer(glow::PIXEL_PACK_BUFFER);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+        }
+        Ok(())
+    }
+
+    /// Frees a readback's fence and hands its pack buffer back for reuse.
+    pub(crate) fn end_readback(&self, r: Readback) -> PackBuffer {
+        // SAFETY: the fence belongs to this context and is deleted once (by value).
+        unsafe { self.gl.delete_sync(r.fence) };
+        r.pb
     }
 
     /// Copies the whole of `src` into `dst` (same size) without a shader.

@@ -1,0 +1,56 @@
+//! Host <-> device transfer rates: upload (glTexSubImage2D from the caller's slice), blocking
+//! download (glReadPixels into the caller's slice) and asynchronous download (pixel buffer +
+//! fence, then a mapped copy). Median of 7 runs each.
+//!
+//! `cargo run --release --example transfer [-- MAX_LOG2]`
+use std::time::Instant;
+
+fn median(mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t: Vec<f64> = (0..7)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(|a, b| a.total_cmp(b));
+    t[3]
+}
+
+fn main() -> Result<(), fragblas::Error> {
+    let max_log2: u32 = std::env::args()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    let ctx = fragblas::Context::new()?;
+    println!("device: {}", ctx.info().renderer);
+    println!(
+        "{:>6} {:>12} {:>12} {:>12}",
+        "floats", "upload GB/s", "read GB/s", "async GB/s"
+    );
+    for e in (16..=max_log2).step_by(2) {
+        let n = 1usize << e;
+        let data: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let mut b = ctx.upload(&data)?;
+        let gb = (n * 4) as f64 / 1e9;
+        let up = median(|| {
+            b.write(&data).unwrap();
+            ctx.finish().unwrap();
+        });
+        let mut out = vec![0.0f32; n];
+        let down = median(|| b.read_into(&mut out).unwrap());
+        let asy = median(|| {
+            out = b.read_async().unwrap().wait().unwrap();
+        });
+        assert_eq!(out[n - 1], (n - 1) as f32);
+        println!(
+            "{:>6} {:>12.2} {:>12.2} {:>12.2}",
+            format!("2^{e}"),
+            gb / up,
+            gb / down,
+            gb / asy
+        );
+    }
+    Ok(())
+}
