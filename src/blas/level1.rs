@@ -75,12 +75,9 @@ impl Context {
     /// `alpha == 0` multiplies too (a NaN or Inf in `x` becomes NaN). `incx == 0` is an error.
     pub fn sscal(&self, n: i32, alpha: f32, x: &mut Buffer, incx: i32) -> Result<()> {
         const R: &str = "sscal";
-        x.check_owner(self, "x")?;
-        check_inc(R, "incx", 4, incx)?;
-        if n <= 0 || incx < 0 {
+        if !self.one_vector_args(R, x, n, incx, 4)? {
             return Ok(());
         }
-        check_span(R, "x", x.len(), n, incx)?;
         let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
         install(x, s);
         self.inner.enter()?.check(R)

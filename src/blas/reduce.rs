@@ -143,6 +143,27 @@ fn scalar_buffer(ctx: &Context, s: Surface, routine: &'static str) -> Result<Buf
 }
 
 impl Context {
+    /// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax): `x`
+    /// belongs to this context, `incx` (CBLAS position `inc_pos`) is not zero, and `x` holds
+    /// what `n` and `incx` address. `Ok(false)` for the reference quick return: `n <= 0`
+    /// or a negative `incx`.
+    pub(crate) fn one_vector_args(
+        &self,
+        routine: &'static str,
+        x: &Buffer,
+        n: i32,
+        incx: i32,
+        inc_pos: u32,
+    ) -> Result<bool> {
+        x.check_owner(self, "x")?;
+        check_inc(routine, "incx", inc_pos, incx)?;
+        if n <= 0 || incx < 0 {
+            return Ok(false);
+        }
+        check_span(routine, "x", x.len(), n, incx)?;
+        Ok(true)
+    }
+
     fn dot_surface(
         &self,
         n: i32,
@@ -209,12 +230,9 @@ impl Context {
 
     fn asum_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "sasum";
-        x.check_owner(self, "x")?;
-        check_inc(R, "incx", 3, incx)?;
-        if n <= 0 || incx < 0 {
+        if !self.one_vector_args(R, x, n, incx, 3)? {
             return Ok(None);
         }
-        check_span(R, "x", x.len(), n, incx)?;
         let ops = [Operand {
             name: "x",
             buf: x,
@@ -250,12 +268,9 @@ impl Context {
 
     fn nrm2_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "snrm2";
-        x.check_owner(self, "x")?;
-        check_inc(R, "incx", 3, incx)?;
-        if n <= 0 || incx < 0 {
+        if !self.one_vector_args(R, x, n, incx, 3)? {
             return Ok(None);
         }
-        check_span(R, "x", x.len(), n, incx)?;
         let inner = &self.inner;
         let ops = [Operand {
             name: "x",
@@ -307,12 +322,9 @@ impl Context {
     /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
         const R: &str = "isamax";
-        x.check_owner(self, "x")?;
-        check_inc(R, "incx", 3, incx)?;
-        if n <= 0 || incx < 0 {
+        if !self.one_vector_args(R, x, n, incx, 3)? {
             return Ok(None);
         }
-        check_span(R, "x", x.len(), n, incx)?;
         let inner = &self.inner;
         let ops = [Operand {
             name: "x",
