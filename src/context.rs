@@ -256,10 +256,14 @@ impl Context {
         Ok(())
     }
 
-    /// Compiles every kernel now (otherwise each compiles on first use). Useful before timing.
+    /// Compiles every kernel this device can run now (otherwise each compiles on first use).
+    /// Useful before timing.
     pub fn warm_up(&self) -> Result<()> {
+        let draw_buffers = self.info().max_draw_buffers;
         for k in crate::kernels::ALL {
-            self.inner.program(*k)?;
+            if k.draw_buffers() <= draw_buffers {
+                self.inner.program(*k)?;
+            }
         }
         Ok(())
     }

@@ -124,6 +124,15 @@ impl Kernel {
         }
     }
 
+    /// Render targets the kernel writes (a device with fewer draw buffers cannot link it).
+    pub(crate) fn draw_buffers(self) -> u32 {
+        match self {
+            Kernel::GemmMrt8 => 8,
+            Kernel::GemmMrt4 => 4,
+            _ => 1,
+        }
+    }
+
     /// Constants a kernel file is compiled with.
     fn constants(self) -> &'static str {
         match self {
