@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use crate::context::{Context, Inner};
 use crate::error::{Error, Result};
-use crate::gl::{Readback, Surface};
+use crate::gl::{Gl, Program, Readback, Surface};
 use crate::layout::{TexLayout, FLOATS_PER_TEXEL};
 
 /// A vector of `len` floats on the GPU of one [`Context`].
@@ -91,6 +91,21 @@ impl Buffer {
 
     pub(crate) fn surface(&self) -> &Surface {
         self.surface.as_ref().expect("a live buffer has a surface")
+    }
+
+    /// Binds the texture to texture unit `unit` as sampler uniform `sampler` and sets the
+    /// uniform `width` to its texels per row: the sampler/width pair every kernel addresses
+    /// a buffer with. The program must be current.
+    pub(crate) fn bind(
+        &self,
+        gl: &Gl,
+        p: &Program,
+        unit: u32,
+        sampler: &'static str,
+        width: &'static str,
+    ) {
+        gl.set_texture(p, sampler, unit, self.surface());
+        gl.set_i32(p, width, self.layout.width as i32);
     }
 
     /// Replaces the texture with `s` (same shape) and returns the old one. Kernels that

@@ -1,5 +1,7 @@
 //! Pure argument checks shared by the routines: no GL, unit-tested below.
 
+use crate::buffer::Buffer;
+use crate::context::Context;
 use crate::error::{Error, Result};
 
 /// Error for parameter `param` at CBLAS position `position` of `routine`.
@@ -61,6 +63,50 @@ pub(crate) fn check_span(
     } else {
         Ok(())
     }
+}
+
+/// A vector argument: the buffer, its increment, and the CBLAS position of the increment.
+pub(crate) struct VecArg<'a> {
+    pub buf: &'a Buffer,
+    pub inc: i32,
+    pub inc_pos: u32,
+}
+
+/// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax): `x`
+/// belongs to `ctx`, its increment is not zero, and it holds what `n` and the increment
+/// address. `Ok(false)` for the reference quick return: `n <= 0` or a negative increment.
+pub(crate) fn one_vector(ctx: &Context, routine: &'static str, n: i32, x: VecArg) -> Result<bool> {
+    x.buf.check_owner(ctx, "x")?;
+    check_inc(routine, "incx", x.inc_pos, x.inc)?;
+    if n <= 0 || x.inc < 0 {
+        return Ok(false);
+    }
+    check_span(routine, "x", x.buf.len(), n, x.inc)?;
+    Ok(true)
+}
+
+/// The argument rules of the two-vector routines (scopy, sswap, saxpy, sdot): both buffers
+/// belong to `ctx`, neither increment is zero, and both hold what `n` and their increments
+/// address. `Ok(false)` for a quick return: `n <= 0`, or `skip` (saxpy's `alpha == 0`),
+/// which is decided before the lengths are checked, as before any data would be read.
+pub(crate) fn two_vectors(
+    ctx: &Context,
+    routine: &'static str,
+    n: i32,
+    skip: bool,
+    x: VecArg,
+    y: VecArg,
+) -> Result<bool> {
+    x.buf.check_owner(ctx, "x")?;
+    y.buf.check_owner(ctx, "y")?;
+    check_inc(routine, "incx", x.inc_pos, x.inc)?;
+    check_inc(routine, "incy", y.inc_pos, y.inc)?;
+    if n <= 0 || skip {
+        return Ok(false);
+    }
+    check_span(routine, "x", x.buf.len(), n, x.inc)?;
+    check_span(routine, "y", y.buf.len(), n, y.inc)?;
+    Ok(true)
 }
 
 /// Elements a column-major `rows` x `cols` matrix with leading dimension `ld` spans:

@@ -46,17 +46,6 @@ pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
     mb <= max && 4 * kb <= max && s.n <= max
 }
 
-/// Binds a user matrix as `<name>`, `<name>_width`.
-fn bind_matrix(gl: &Gl, p: &Program, name: &'static str, unit: u32, buf: &Buffer) {
-    gl.set_texture(p, name, unit, buf.surface());
-    let width = match name {
-        "a" => "a_width",
-        "b" => "b_width",
-        _ => "c_width",
-    };
-    gl.set_i32(p, width, buf.layout().width as i32);
-}
-
 /// Sets the uniforms every pass that writes C shares: C's window and the BLAS scalars.
 fn set_update_uniforms(gl: &Gl, p: &Program, s: &GemmShape, alpha: f32, beta: f32) {
     gl.set_i32(p, "ldc", s.ldc as i32);
@@ -83,9 +72,9 @@ fn generic_pass(
     let out = inner.take_surface(cl.width, cl.height)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
-    bind_matrix(gl, &prog, "a", 0, a);
-    bind_matrix(gl, &prog, "b", 1, b);
-    bind_matrix(gl, &prog, "c", 2, c);
+    a.bind(gl, &prog, 0, "a", "a_width");
+    b.bind(gl, &prog, 1, "b", "b_width");
+    c.bind(gl, &prog, 2, "c", "c_width");
     gl.set_i32(&prog, "lda", s.a.ld as i32);
     gl.set_i32(&prog, "a_trans", s.a.trans as i32);
     gl.set_i32(&prog, "ldb", s.b.ld as i32);
@@ -114,8 +103,7 @@ fn pack(
     let out = inner.take_surface(w, h)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
-    gl.set_texture(&prog, "src", 0, src.surface());
-    gl.set_i32(&prog, "src_width", src.layout().width as i32);
+    src.bind(gl, &prog, 0, "src", "src_width");
     gl.set_i32(&prog, "ld", ld as i32);
     gl.set_i32(&prog, "trans", trans as i32);
     gl.set_i32(&prog, "rows", rows as i32);
@@ -154,7 +142,7 @@ fn vec4_passes(
     let out = inner.take_surface(cl.width, cl.height)?;
     gl.use_program(&prog);
     gl.set_texture(&prog, "prod", 0, &prod);
-    bind_matrix(gl, &prog, "c", 1, c);
+    c.bind(gl, &prog, 1, "c", "c_width");
     set_update_uniforms(gl, &prog, s, alpha, beta);
     gl.draw(&[&out], cl.width, cl.height);
     inner.give_surface(prod);
@@ -205,7 +193,7 @@ fn mrt_passes(
     for (i, p) in prods.iter().enumerate() {
         gl.set_texture(&prog, NAMES[i], i as u32, p);
     }
-    bind_matrix(gl, &prog, "c", cols as u32, c);
+    c.bind(gl, &prog, cols as u32, "c", "c_width");
     set_update_uniforms(gl, &prog, s, alpha, beta);
     gl.draw(&[&out], cl.width, cl.height);
     for p in prods {

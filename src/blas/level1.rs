@@ -5,7 +5,7 @@
 //! swaps it into the buffer; the old texture goes back to the context's pool. Elements the
 //! BLAS definition does not touch pass through unchanged.
 
-use crate::blas::args::{check_inc, check_span};
+use crate::blas::args::{one_vector, two_vectors, VecArg};
 use crate::buffer::Buffer;
 use crate::context::Context;
 use crate::error::Result;
@@ -48,10 +48,8 @@ pub(crate) fn axpby_pass(
     let out = inner.take_surface(yl.width, yl.height)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
-    gl.set_texture(&prog, "x", 0, x.surface());
-    gl.set_i32(&prog, "x_width", x.layout().width as i32);
-    gl.set_texture(&prog, "y", 1, y.surface());
-    gl.set_i32(&prog, "y_width", yl.width as i32);
+    x.bind(gl, &prog, 0, "x", "x_width");
+    y.bind(gl, &prog, 1, "y", "y_width");
     gl.set_i32(&prog, "incx", incx);
     gl.set_i32(&prog, "incy", incy);
     gl.set_i32(&prog, "n", n);
@@ -75,7 +73,16 @@ impl Context {
     /// `alpha == 0` multiplies too (a NaN or Inf in `x` becomes NaN). `incx == 0` is an error.
     pub fn sscal(&self, n: i32, alpha: f32, x: &mut Buffer, incx: i32) -> Result<()> {
         const R: &str = "sscal";
-        if !self.one_vector_args(R, x, n, incx, 4)? {
+        if !one_vector(
+            self,
+            R,
+            n,
+            VecArg {
+                buf: x,
+                inc: incx,
+                inc_pos: 4,
+            },
+        )? {
             return Ok(());
         }
         let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
@@ -86,15 +93,19 @@ impl Context {
     /// `y := x` over `n` elements (increments `incx`, `incy`; negative ones walk from the end).
     pub fn scopy(&self, n: i32, x: &Buffer, incx: i32, y: &mut Buffer, incy: i32) -> Result<()> {
         const R: &str = "scopy";
-        x.check_owner(self, "x")?;
-        y.check_owner(self, "y")?;
-        check_inc(R, "incx", 3, incx)?;
-        check_inc(R, "incy", 5, incy)?;
-        if n <= 0 {
+        let xa = VecArg {
+            buf: x,
+            inc: incx,
+            inc_pos: 3,
+        };
+        let ya = VecArg {
+            buf: y,
+            inc: incy,
+            inc_pos: 5,
+        };
+        if !two_vectors(self, R, n, false, xa, ya)? {
             return Ok(());
         }
-        check_span(R, "x", x.len(), n, incx)?;
-        check_span(R, "y", y.len(), n, incy)?;
         let s = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
         install(y, s);
         self.inner.enter()?.check(R)
@@ -110,15 +121,19 @@ impl Context {
         incy: i32,
     ) -> Result<()> {
         const R: &str = "sswap";
-        x.check_owner(self, "x")?;
-        y.check_owner(self, "y")?;
-        check_inc(R, "incx", 3, incx)?;
-        check_inc(R, "incy", 5, incy)?;
-        if n <= 0 {
+        let xa = VecArg {
+            buf: x,
+            inc: incx,
+            inc_pos: 3,
+        };
+        let ya = VecArg {
+            buf: y,
+            inc: incy,
+            inc_pos: 5,
+        };
+        if !two_vectors(self, R, n, false, xa, ya)? {
             return Ok(());
         }
-        check_span(R, "x", x.len(), n, incx)?;
-        check_span(R, "y", y.len(), n, incy)?;
         // Both new contents are rendered from the old textures before either is replaced.
         let new_x = axpby_pass(self, n, Op::Copy, 1.0, 0.0, y, incy, x, incx)?;
         let new_y = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
@@ -149,15 +164,19 @@ impl Context {
         incy: i32,
     ) -> Result<()> {
         const R: &str = "saxpy";
-        x.check_owner(self, "x")?;
-        y.check_owner(self, "y")?;
-        check_inc(R, "incx", 4, incx)?;
-        check_inc(R, "incy", 6, incy)?;
-        if n <= 0 || alpha == 0.0 {
+        let xa = VecArg {
+            buf: x,
+            inc: incx,
+            inc_pos: 4,
+        };
+        let ya = VecArg {
+            buf: y,
+            inc: incy,
+            inc_pos: 6,
+        };
+        if !two_vectors(self, R, n, alpha == 0.0, xa, ya)? {
             return Ok(());
         }
-        check_span(R, "x", x.len(), n, incx)?;
-        check_span(R, "y", y.len(), n, incy)?;
         let s = axpby_pass(self, n, Op::Axpby, alpha, 1.0, x, incx, y, incy)?;
         install(y, s);
         self.inner.enter()?.check(R)

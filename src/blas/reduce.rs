@@ -5,7 +5,7 @@
 //! scratch textures until one texel is left; a final pass writes the scalar into a 1x1
 //! texture. No pass waits for the GPU: the only sync is the readback of a host result.
 
-use crate::blas::args::{check_inc, check_span};
+use crate::blas::args::{one_vector, two_vectors, VecArg};
 use crate::buffer::Buffer;
 use crate::context::{Context, Inner};
 use crate::error::Result;
@@ -15,24 +15,25 @@ use crate::layout::{texel_rect, texels_for};
 
 /// A vector operand of a map pass.
 struct Operand<'a> {
-    name: &'static str,
+    /// Sampler, width and increment uniforms the kernel reads it through.
+    names: OperandNames,
     buf: &'a Buffer,
     inc: i32,
 }
+
+type OperandNames = (&'static str, &'static str, &'static str);
+const X: OperandNames = ("x", "x_width", "incx");
+const Y: OperandNames = ("y", "y_width", "incy");
 
 /// Number of passes' outputs: `ceil(texels / fan_in)`.
 fn fold(texels: usize, fan_in: u32) -> usize {
     texels.div_ceil(fan_in as usize)
 }
 
-/// Binds one vector operand as `<name>`, `<name>_width`, `inc<name>`.
+/// Binds one vector operand: texture, width and increment.
 fn bind_operand(gl: &Gl, p: &Program, unit: u32, op: &Operand) {
-    let (width, inc) = match op.name {
-        "x" => ("x_width", "incx"),
-        _ => ("y_width", "incy"),
-    };
-    gl.set_texture(p, op.name, unit, op.buf.surface());
-    gl.set_i32(p, width, op.buf.layout().width as i32);
+    let (sampler, width, inc) = op.names;
+    op.buf.bind(gl, p, unit, sampler, width);
     gl.set_i32(p, inc, op.inc);
 }
 
@@ -143,27 +144,6 @@ fn scalar_buffer(ctx: &Context, s: Surface, routine: &'static str) -> Result<Buf
 }
 
 impl Context {
-    /// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax): `x`
-    /// belongs to this context, `incx` (CBLAS position `inc_pos`) is not zero, and `x` holds
-    /// what `n` and `incx` address. `Ok(false)` for the reference quick return: `n <= 0`
-    /// or a negative `incx`.
-    pub(crate) fn one_vector_args(
-        &self,
-        routine: &'static str,
-        x: &Buffer,
-        n: i32,
-        incx: i32,
-        inc_pos: u32,
-    ) -> Result<bool> {
-        x.check_owner(self, "x")?;
-        check_inc(routine, "incx", inc_pos, incx)?;
-        if n <= 0 || incx < 0 {
-            return Ok(false);
-        }
-        check_span(routine, "x", x.len(), n, incx)?;
-        Ok(true)
-    }
-
     fn dot_surface(
         &self,
         n: i32,
@@ -173,15 +153,19 @@ impl Context {
         incy: i32,
     ) -> Result<Option<Surface>> {
         const R: &str = "sdot";
-        x.check_owner(self, "x")?;
-        y.check_owner(self, "y")?;
-        check_inc(R, "incx", 3, incx)?;
-        check_inc(R, "incy", 5, incy)?;
-        if n <= 0 {
+        let xa = VecArg {
+            buf: x,
+            inc: incx,
+            inc_pos: 3,
+        };
+        let ya = VecArg {
+            buf: y,
+            inc: incy,
+            inc_pos: 5,
+        };
+        if !two_vectors(self, R, n, false, xa, ya)? {
             return Ok(None);
         }
-        check_span(R, "x", x.len(), n, incx)?;
-        check_span(R, "y", y.len(), n, incy)?;
         // Both reversed walks pair the same elements as both forward ones.
         let (incx, incy) = if incx == -1 && incy == -1 {
             (1, 1)
@@ -190,12 +174,12 @@ impl Context {
         };
         let ops = [
             Operand {
-                name: "x",
+                names: X,
                 buf: x,
                 inc: incx,
             },
             Operand {
-                name: "y",
+                names: Y,
                 buf: y,
                 inc: incy,
             },
@@ -230,11 +214,20 @@ impl Context {
 
     fn asum_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "sasum";
-        if !self.one_vector_args(R, x, n, incx, 3)? {
+        if !one_vector(
+            self,
+            R,
+            n,
+            VecArg {
+                buf: x,
+                inc: incx,
+                inc_pos: 3,
+            },
+        )? {
             return Ok(None);
         }
         let ops = [Operand {
-            name: "x",
+            names: X,
             buf: x,
             inc: incx,
         }];
@@ -268,12 +261,21 @@ impl Context {
 
     fn nrm2_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "snrm2";
-        if !self.one_vector_args(R, x, n, incx, 3)? {
+        if !one_vector(
+            self,
+            R,
+            n,
+            VecArg {
+                buf: x,
+                inc: incx,
+                inc_pos: 3,
+            },
+        )? {
             return Ok(None);
         }
         let inner = &self.inner;
         let ops = [Operand {
-            name: "x",
+            names: X,
             buf: x,
             inc: incx,
         }];
@@ -322,12 +324,21 @@ impl Context {
     /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
         const R: &str = "isamax";
-        if !self.one_vector_args(R, x, n, incx, 3)? {
+        if !one_vector(
+            self,
+            R,
+            n,
+            VecArg {
+                buf: x,
+                inc: incx,
+                inc_pos: 3,
+            },
+        )? {
             return Ok(None);
         }
         let inner = &self.inner;
         let ops = [Operand {
-            name: "x",
+            names: X,
             buf: x,
             inc: incx,
         }];
