@@ -23,7 +23,7 @@ void main() {
             for (int ch = 0; ch < 4; ++ch) {
                 int r = r0 + ch;
                 if (r < rows) {
-                    v[ch] = load_elem(src, src_width, trans != 0 ? p.y + r * ld : r + p.y * ld);
+                    v[ch] = op_elem(src, src_width, ld, trans, r, p.y);
                 }
             }
         }

@@ -3,14 +3,16 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
-use crate::gl::{Gl, PackBuffer, Program, Surface};
+use crate::gl::{BlockBuffer, Gl, PackBuffer, Program, Surface};
 use crate::kernels::{Kernel, PRELUDE_GL33, PRELUDE_GLES30};
 use crate::layout::TexLayout;
+use crate::tune::{Tuner, Tuning, TUNE_ENV};
 
 /// Environment variable that picks an EGL device by index (see [`list_devices`]).
 pub const DEVICE_ENV: &str = "FRAGBLAS_DEVICE";
@@ -44,6 +46,12 @@ pub struct ContextOptions {
     pub width_cap: Option<u32>,
     /// Desktop GL or GLES; `Auto` reads [`API_ENV`], and without it prefers desktop GL.
     pub api: GlApi,
+    /// How much sgemm auto-tuning to do; `None` reads [`crate::tune::TUNE_ENV`], and without
+    /// it is [`Tuning::Auto`].
+    pub tuning: Option<Tuning>,
+    /// Directory of the tuning cache; `None` reads [`crate::tune::TUNE_CACHE_ENV`], else the
+    /// user's cache directory (`$XDG_CACHE_HOME/fragblas` or `~/.cache/fragblas`).
+    pub tune_cache_dir: Option<PathBuf>,
 }
 
 /// What a user may want to know about the device behind a context.
@@ -61,6 +69,14 @@ pub struct DeviceInfo {
     pub max_texture_size: u32,
     /// `GL_MAX_DRAW_BUFFERS`.
     pub max_draw_buffers: u32,
+    /// `GL_MAX_UNIFORM_BLOCK_SIZE`, bytes.
+    pub max_uniform_block_size: u32,
+    /// `GL_MAX_FRAGMENT_UNIFORM_BLOCKS`.
+    pub max_fragment_uniform_blocks: u32,
+    /// `GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT`, bytes.
+    pub uniform_buffer_offset_alignment: u32,
+    /// Whether RGBA32F targets can blend (always on desktop GL; `EXT_float_blend` on GLES).
+    pub float_blend: bool,
     /// Whether EGL marks the device as a software rasteriser.
     pub software: bool,
     /// Index of the device in [`list_devices`].
@@ -99,6 +115,10 @@ pub(crate) struct Inner {
     pool: RefCell<Pool>,
     /// Pixel-pack buffers of finished asynchronous readbacks, kept for the next ones.
     pack_buffers: RefCell<Vec<PackBuffer>>,
+    /// The uniform-block buffer of the last strip sgemm, kept for the next one.
+    block_buffer: RefCell<Option<BlockBuffer>>,
+    /// sgemm kernel choices per shape class.
+    pub(crate) tuner: Tuner,
 }
 
 thread_local! {
@@ -153,6 +173,11 @@ impl Context {
             glsl_version: s.glsl_version,
             max_texture_size: s.max_texture_size,
             max_draw_buffers: s.max_draw_buffers,
+            max_uniform_block_size: s.max_uniform_block_size,
+            max_fragment_uniform_blocks: s.max_fragment_uniform_blocks,
+            uniform_buffer_offset_alignment: s.uniform_buffer_offset_alignment,
+            float_blend: api != GlApi::Gles
+                || s.extensions.iter().any(|e| e == "GL_EXT_float_blend"),
             software: desc.software,
             device_index: desc.index,
             extensions: s.extensions,
@@ -169,6 +194,24 @@ impl Context {
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)
             .clamp(1, info.max_texture_size.max(1));
+        let (tuning, clear_cache) = match options.tuning {
+            Some(t) => (t, false),
+            None => match std::env::var(TUNE_ENV) {
+                Ok(v) => Tuning::parse(&v).ok_or_else(|| {
+                    Error::Context(format!(
+                        "{TUNE_ENV}={v:?}: expected off, cached, auto, force or clear"
+                    ))
+                })?,
+                Err(_) => (Tuning::Auto, false),
+            },
+        };
+        let cache_dir = options
+            .tune_cache_dir
+            .or_else(crate::tune::default_cache_dir);
+        let tuner = Tuner::new(&info, tuning, cache_dir);
+        if clear_cache {
+            tuner.clear()?;
+        }
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         CURRENT.with(|c| c.set(id));
         let inner = Inner {
@@ -181,6 +224,8 @@ impl Context {
             programs: RefCell::new(HashMap::new()),
             pool: RefCell::new(Pool::default()),
             pack_buffers: RefCell::new(Vec::new()),
+            block_buffer: RefCell::new(None),
+            tuner,
         };
         inner.gl.check("context creation")?;
         Ok(Context {
@@ -253,15 +298,17 @@ impl Context {
         for pb in self.inner.pack_buffers.borrow_mut().drain(..) {
             gl.delete_pack_buffer(pb);
         }
+        if let Some(bb) = self.inner.block_buffer.borrow_mut().take() {
+            gl.delete_block_buffer(bb);
+        }
         Ok(())
     }
 
     /// Compiles every kernel this device can run now (otherwise each compiles on first use).
     /// Useful before timing.
     pub fn warm_up(&self) -> Result<()> {
-        let draw_buffers = self.info().max_draw_buffers;
         for k in crate::kernels::ALL {
-            if k.draw_buffers() <= draw_buffers {
+            if k.runs_on(self.info()) {
                 self.inner.program(*k)?;
             }
         }
@@ -351,6 +398,28 @@ impl Inner {
         }
     }
 
+    /// A uniform-block buffer of at least `bytes` bytes: the kept one if it is large enough.
+    pub(crate) fn take_block_buffer(&self, bytes: usize) -> Result<BlockBuffer> {
+        let gl = self.enter()?;
+        match self.block_buffer.borrow_mut().take() {
+            Some(bb) if bb.capacity >= bytes => Ok(bb),
+            old => {
+                if let Some(bb) = old {
+                    gl.delete_block_buffer(bb);
+                }
+                gl.create_block_buffer(bytes)
+            }
+        }
+    }
+
+    /// Keeps a uniform-block buffer for the next strip sgemm.
+    pub(crate) fn give_block_buffer(&self, bb: BlockBuffer) {
+        let Ok(gl) = self.enter() else { return };
+        if let Some(old) = self.block_buffer.borrow_mut().replace(bb) {
+            gl.delete_block_buffer(old);
+        }
+    }
+
     /// Frees a surface now.
     pub(crate) fn free_surface(&self, s: Surface) {
         if self.enter().is_ok() {
@@ -365,6 +434,9 @@ impl Drop for Inner {
             self.pool.get_mut().clear(&self.gl);
             for pb in self.pack_buffers.get_mut().drain(..) {
                 self.gl.delete_pack_buffer(pb);
+            }
+            if let Some(bb) = self.block_buffer.get_mut().take() {
+                self.gl.delete_block_buffer(bb);
             }
             for (_, p) in self.programs.get_mut().drain() {
                 if let Ok(p) = Rc::try_unwrap(p) {

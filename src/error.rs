@@ -83,6 +83,8 @@ pub enum Error {
     },
     /// A framebuffer could not be completed (status code from `glCheckFramebufferStatus`).
     Framebuffer(u32),
+    /// The tuning cache could not be read or written (path and reason).
+    Cache(String),
 }
 
 impl fmt::Display for Error {
@@ -144,6 +146,7 @@ impl fmt::Display for Error {
             Error::Framebuffer(status) => {
                 write!(f, "framebuffer incomplete (status 0x{status:04X})")
             }
+            Error::Cache(msg) => write!(f, "tuning cache: {msg}"),
         }
     }
 }

@@ -47,6 +47,17 @@ pub(crate) enum Kernel {
     GemmMergeMrt4,
     /// sgemm merge pass reading the 8 targets of GemmMrt8.
     GemmMergeMrt8,
+    /// sgemm strip kernel, reorder pass: packs op(A) into one uniform block per 8-row
+    /// strip and chunk of k.
+    GemmPackStrip,
+    /// sgemm strip kernel drawing one strip per draw.
+    GemmStrip1,
+    /// sgemm strip kernel drawing four strips per draw.
+    GemmStrip4,
+    /// sgemm strip kernel drawing eight strips per draw.
+    GemmStrip8,
+    /// sgemm merge pass reading the 8 targets of the strip kernels.
+    GemmMergeStrip,
     /// sgemv, any increments.
     Gemv,
     /// sgemv product op(A)*x with vec4 reads (lda % 4 == 0, incx == 1).
@@ -85,6 +96,9 @@ impl Kernel {
             Kernel::GemmMerge => "gemm_merge.frag",
             Kernel::GemmMrt4 | Kernel::GemmMrt8 => "gemm_mrt.frag",
             Kernel::GemmMergeMrt4 | Kernel::GemmMergeMrt8 => "gemm_merge_mrt.frag",
+            Kernel::GemmPackStrip => "gemm_pack_strip.frag",
+            Kernel::GemmStrip1 | Kernel::GemmStrip4 | Kernel::GemmStrip8 => "gemm_strip.frag",
+            Kernel::GemmMergeStrip => "gemm_merge_strip.frag",
             Kernel::Gemv => "gemv.frag",
             Kernel::GemvVec4 => "gemv_vec4.frag",
             Kernel::CalibFma => "calib_fma.frag",
@@ -116,6 +130,11 @@ impl Kernel {
             Kernel::GemmMergeMrt4 | Kernel::GemmMergeMrt8 => {
                 include_str!("../glsl/gemm_merge_mrt.frag")
             }
+            Kernel::GemmPackStrip => include_str!("../glsl/gemm_pack_strip.frag"),
+            Kernel::GemmStrip1 | Kernel::GemmStrip4 | Kernel::GemmStrip8 => {
+                include_str!("../glsl/gemm_strip.frag")
+            }
+            Kernel::GemmMergeStrip => include_str!("../glsl/gemm_merge_strip.frag"),
             Kernel::Gemv => include_str!("../glsl/gemv.frag"),
             Kernel::GemvVec4 => include_str!("../glsl/gemv_vec4.frag"),
             Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
@@ -127,10 +146,30 @@ impl Kernel {
     /// Render targets the kernel writes (a device with fewer draw buffers cannot link it).
     pub(crate) fn draw_buffers(self) -> u32 {
         match self {
-            Kernel::GemmMrt8 => 8,
+            Kernel::GemmMrt8 | Kernel::GemmStrip1 | Kernel::GemmStrip4 | Kernel::GemmStrip8 => 8,
             Kernel::GemmMrt4 => 4,
             _ => 1,
         }
+    }
+
+    /// Uniform blocks of [`STRIP_BLOCK_BYTES`] the kernel reads in its fragment shader.
+    pub(crate) fn uniform_blocks(self) -> u32 {
+        match self {
+            Kernel::GemmStrip1 => 1,
+            Kernel::GemmStrip4 => 4,
+            Kernel::GemmStrip8 => 8,
+            _ => 0,
+        }
+    }
+
+    /// Whether a device with these limits can compile and run the kernel.
+    pub(crate) fn runs_on(self, info: &crate::context::DeviceInfo) -> bool {
+        let blocks = self.uniform_blocks();
+        self.draw_buffers() <= info.max_draw_buffers
+            && (blocks == 0
+                || (blocks <= info.max_fragment_uniform_blocks
+                    && info.max_uniform_block_size as usize >= STRIP_BLOCK_BYTES
+                    && info.float_blend))
     }
 
     /// Constants a kernel file is compiled with.
@@ -138,6 +177,10 @@ impl Kernel {
         match self {
             Kernel::GemmMrt4 | Kernel::GemmMergeMrt4 => "#define COLS 4",
             Kernel::GemmMrt8 | Kernel::GemmMergeMrt8 => "#define COLS 8",
+            Kernel::GemmPackStrip | Kernel::GemmMergeStrip => "#define KC 2048\n#define BAND 8",
+            Kernel::GemmStrip1 => "#define KC 2048\n#define BAND 8\n#define GROUP 1",
+            Kernel::GemmStrip4 => "#define KC 2048\n#define BAND 8\n#define GROUP 4",
+            Kernel::GemmStrip8 => "#define KC 2048\n#define BAND 8\n#define GROUP 8",
             _ => "",
         }
     }
@@ -150,6 +193,15 @@ impl Kernel {
         )
     }
 }
+
+/// k values per uniform block of the strip kernels (`KC` in their files).
+pub(crate) const STRIP_KC: usize = 2048;
+
+/// Rows of the targets each strip of the strip kernels occupies (`BAND` in their files).
+pub(crate) const STRIP_BAND: usize = 8;
+
+/// Bytes of one uniform block of the strip kernels: 8 rows x KC values of A.
+pub(crate) const STRIP_BLOCK_BYTES: usize = 8 * STRIP_KC * 4;
 
 /// Version prelude for desktop GL 3.3 core.
 pub(crate) const PRELUDE_GL33: &str = "#version 330 core";
@@ -181,6 +233,11 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::GemmMrt8,
     Kernel::GemmMergeMrt4,
     Kernel::GemmMergeMrt8,
+    Kernel::GemmPackStrip,
+    Kernel::GemmStrip1,
+    Kernel::GemmStrip4,
+    Kernel::GemmStrip8,
+    Kernel::GemmMergeStrip,
     Kernel::Gemv,
     Kernel::GemvVec4,
     Kernel::CalibFma,

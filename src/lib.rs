@@ -27,6 +27,7 @@ pub mod error;
 mod gl;
 mod kernels;
 pub mod layout;
+pub mod tune;
 
 pub use blas::gemm::GemmKernel;
 pub use blas::gemv::GemvKernel;
@@ -35,3 +36,4 @@ pub use buffer::{Buffer, PendingRead};
 pub use calibrate::Ceilings;
 pub use context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};
+pub use tune::{ShapeClass, TuneReport, Tuning};

@@ -171,13 +171,24 @@ fn run_case(ctx: &Context, r: &mut StdRng, cs: &Case, kernels: &[GemmKernel]) {
     }
 }
 
-const KERNELS: [GemmKernel; 5] = [
+/// Every kernel a caller (or the tuner) can pick, and `Auto`.
+const KERNELS: [GemmKernel; 8] = [
     GemmKernel::Generic,
     GemmKernel::Vec4,
     GemmKernel::Mrt4,
     GemmKernel::Mrt8,
+    GemmKernel::Strip1,
+    GemmKernel::Strip4,
+    GemmKernel::Strip8,
     GemmKernel::Auto,
 ];
+
+#[test]
+fn kernel_list_covers_every_kernel() {
+    for k in GemmKernel::ALL {
+        assert!(KERNELS.contains(&k), "{k:?} is not tested");
+    }
+}
 
 #[test]
 fn sgemm_small_shapes_all_transposes_layouts_and_scalars() {
@@ -250,6 +261,32 @@ fn sgemm_tall_and_wide() {
 }
 
 #[test]
+fn sgemm_long_k_spans_several_uniform_chunks() {
+    // The strip kernels split k into chunks of 2048 that add up by blending.
+    let ctx = ctx();
+    let mut r = rng(24);
+    for &(layout, ta, tb, m, n, k, beta, pad) in &[
+        (ColMajor, NoTrans, NoTrans, 37, 21, 4100, 0.7, 1),
+        (RowMajor, Trans, NoTrans, 9, 70, 2049, 0.0, 0),
+        (ColMajor, Trans, Trans, 64, 33, 2048, -1.0, 3),
+        (RowMajor, NoTrans, Trans, 3, 5, 6150, 1.0, 2),
+    ] {
+        let cs = Case {
+            layout,
+            ta,
+            tb,
+            m,
+            n,
+            k,
+            alpha: -0.7,
+            beta,
+            pad,
+        };
+        run_case(&ctx, &mut r, &cs, &KERNELS);
+    }
+}
+
+#[test]
 fn sgemm_1024() {
     let ctx = ctx();
     let mut r = rng(23);
@@ -265,12 +302,7 @@ fn sgemm_1024() {
             beta: -1.0,
             pad: 0,
         };
-        run_case(
-            &ctx,
-            &mut r,
-            &cs,
-            &[GemmKernel::Vec4, GemmKernel::Mrt4, GemmKernel::Mrt8],
-        );
+        run_case(&ctx, &mut r, &cs, &GemmKernel::ALL[1..]);
     }
     // The generic kernel at a size llvmpipe runs in reasonable time.
     let cs = Case {

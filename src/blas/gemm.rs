@@ -3,10 +3,11 @@
 
 use crate::blas::shape::{gemm_shape, GemmShape, Layout, Transpose};
 use crate::buffer::Buffer;
-use crate::context::{Context, Inner};
+use crate::context::{Context, DeviceInfo, Inner};
 use crate::error::{Error, Result};
 use crate::gl::{Gl, Program, Surface};
-use crate::kernels::Kernel;
+use crate::kernels::{Kernel, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC};
+use crate::tune::ShapeClass;
 
 /// Which sgemm kernel runs. `Auto` is the default; the others exist so that tests and
 /// benchmarks can reach each kernel.
@@ -25,16 +26,174 @@ pub enum GemmKernel {
     /// As `Mrt4` with 8 columns and 8 render targets: 128 multiply-adds per 12 fetches.
     /// Needs a device with 8 draw buffers.
     Mrt8,
+    /// Strip kernel: op(A) is packed into uniform blocks, one per 8-row strip of C and 2048
+    /// values of k, so all fragments of a strip share its A values; each fragment computes an
+    /// 8 x 4 tile with one texture fetch of op(B) per 32 multiply-adds. One strip per draw.
+    /// Needs 8 draw buffers, 64 KiB uniform blocks and float blending (k is split into
+    /// chunks that add up in the targets).
+    Strip1,
+    /// The strip kernel with four strips per draw (four uniform blocks bound at once).
+    Strip4,
+    /// The strip kernel with eight strips per draw.
+    Strip8,
 }
 
 impl GemmKernel {
     /// Render targets the kernel writes at once.
     pub fn draw_buffers(self) -> u32 {
+        self.kernels().0.draw_buffers()
+    }
+
+    /// Every kernel a caller can name, `Auto` excepted.
+    pub const ALL: [GemmKernel; 7] = [
+        GemmKernel::Generic,
+        GemmKernel::Vec4,
+        GemmKernel::Mrt4,
+        GemmKernel::Mrt8,
+        GemmKernel::Strip1,
+        GemmKernel::Strip4,
+        GemmKernel::Strip8,
+    ];
+
+    /// The name of the kernel as the tuning cache and the benchmarks spell it.
+    pub fn name(self) -> &'static str {
         match self {
-            GemmKernel::Mrt8 => 8,
-            GemmKernel::Mrt4 => 4,
-            _ => 1,
+            GemmKernel::Auto => "Auto",
+            GemmKernel::Generic => "Generic",
+            GemmKernel::Vec4 => "Vec4",
+            GemmKernel::Mrt4 => "Mrt4",
+            GemmKernel::Mrt8 => "Mrt8",
+            GemmKernel::Strip1 => "Strip1",
+            GemmKernel::Strip4 => "Strip4",
+            GemmKernel::Strip8 => "Strip8",
         }
+    }
+
+    /// The kernel of a [`GemmKernel::name`], if there is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        std::iter::once(GemmKernel::Auto)
+            .chain(GemmKernel::ALL)
+            .find(|k| k.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The multiply pass and the merge pass (if any) of the kernel.
+    fn kernels(self) -> (Kernel, Option<Kernel>) {
+        match self {
+            GemmKernel::Auto | GemmKernel::Generic => (Kernel::GemmGeneric, None),
+            GemmKernel::Vec4 => (Kernel::GemmVec4, Some(Kernel::GemmMerge)),
+            GemmKernel::Mrt4 => (Kernel::GemmMrt4, Some(Kernel::GemmMergeMrt4)),
+            GemmKernel::Mrt8 => (Kernel::GemmMrt8, Some(Kernel::GemmMergeMrt8)),
+            GemmKernel::Strip1 => (Kernel::GemmStrip1, Some(Kernel::GemmMergeStrip)),
+            GemmKernel::Strip4 => (Kernel::GemmStrip4, Some(Kernel::GemmMergeStrip)),
+            GemmKernel::Strip8 => (Kernel::GemmStrip8, Some(Kernel::GemmMergeStrip)),
+        }
+    }
+
+    /// Whether the kernel can run on `info`'s device for shape `s` (draw buffers, uniform
+    /// blocks, and the sizes of its scratch textures).
+    pub(crate) fn runs(self, info: &DeviceInfo, s: &GemmShape) -> bool {
+        let max = info.max_texture_size as usize;
+        self.kernels().0.runs_on(info)
+            && match self {
+                GemmKernel::Auto | GemmKernel::Generic => true,
+                GemmKernel::Vec4 | GemmKernel::Mrt4 | GemmKernel::Mrt8 => vec4_fits(s, max as u32),
+                GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
+                    let g = self.kernels().0.uniform_blocks() as usize;
+                    let p = StripPlan::new(s, g);
+                    let align = info.uniform_buffer_offset_alignment.max(1) as usize;
+                    2 * STRIP_KC <= max
+                        && p.blocks() <= max
+                        && p.blocks() * STRIP_BLOCK_BYTES <= i32::MAX as usize
+                        && STRIP_BLOCK_BYTES.is_multiple_of(align)
+                        && p.nb <= max
+                        && s.k.next_multiple_of(4) <= max
+                        && p.band_width <= max
+                        && p.target_height() <= max
+                }
+            }
+    }
+}
+
+/// Kernels the tuner times for a shape: every packed kernel that runs, and the generic one
+/// only for small products (where one pass can beat three).
+pub(crate) fn candidates(info: &DeviceInfo, s: &GemmShape) -> Vec<GemmKernel> {
+    let small = s.m * s.n * s.k <= 1 << 21;
+    GemmKernel::ALL
+        .into_iter()
+        .filter(|k| (small || *k != GemmKernel::Generic) && k.runs(info, s))
+        .collect()
+}
+
+/// The kernel `Auto` uses without a tuning choice: the first that runs of an order fixed by
+/// measurement (BENCHMARKS.md, `examples/tune.rs`). On the H100 the strip kernel is 2x the
+/// others; on llvmpipe, whose uniform-block reads inside a loop are per-lane gathers, the
+/// 4 x 8 register tile is a little ahead.
+pub(crate) fn default_kernel(info: &DeviceInfo, s: &GemmShape) -> GemmKernel {
+    const HARDWARE: [GemmKernel; 5] = [
+        GemmKernel::Strip4,
+        GemmKernel::Mrt4,
+        GemmKernel::Mrt8,
+        GemmKernel::Vec4,
+        GemmKernel::Generic,
+    ];
+    const SOFTWARE: [GemmKernel; 5] = [
+        GemmKernel::Mrt8,
+        GemmKernel::Strip4,
+        GemmKernel::Mrt4,
+        GemmKernel::Vec4,
+        GemmKernel::Generic,
+    ];
+    if info.software { SOFTWARE } else { HARDWARE }
+        .into_iter()
+        .find(|k| k.runs(info, s))
+        .unwrap_or(GemmKernel::Generic)
+}
+
+/// The sizes of a strip-kernel sgemm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StripPlan {
+    /// Strips of 8 rows of C.
+    pub strips: usize,
+    /// Chunks of STRIP_KC values of k.
+    pub chunks: usize,
+    /// Texels of 4 columns in a row of op(B): ceil(n / 4).
+    pub nb: usize,
+    /// Width of a strip's band in the targets: ceil(nb / STRIP_BAND).
+    pub band_width: usize,
+    /// Strips per draw.
+    pub group: usize,
+}
+
+impl StripPlan {
+    pub(crate) fn new(s: &GemmShape, group: usize) -> Self {
+        let nb = s.n.div_ceil(4).max(1);
+        StripPlan {
+            strips: s.m.div_ceil(8).max(1),
+            chunks: s.k.div_ceil(STRIP_KC).max(1),
+            nb,
+            band_width: nb.div_ceil(STRIP_BAND),
+            group,
+        }
+    }
+
+    /// Uniform blocks of packed A: one per strip and chunk.
+    pub(crate) fn blocks(&self) -> usize {
+        self.strips * self.chunks
+    }
+
+    /// Draws per chunk.
+    pub(crate) fn groups(&self) -> usize {
+        self.strips.div_ceil(self.group)
+    }
+
+    /// Rows of each target: every group's bands, the last group padded.
+    pub(crate) fn target_height(&self) -> usize {
+        self.groups() * self.group * STRIP_BAND
+    }
+
+    /// Byte offset of the uniform block of strip `strip` and chunk `chunk`.
+    pub(crate) fn block_offset(&self, strip: usize, chunk: usize) -> usize {
+        (strip * self.chunks + chunk) * STRIP_BLOCK_BYTES
     }
 }
 
@@ -202,7 +361,149 @@ fn mrt_passes(
     Ok(out)
 }
 
+/// Strip path: pack op(A) into uniform blocks and op(B) into rows of 4 columns, multiply
+/// strip by strip (chunks of k after the first add by blending), merge into C.
+#[allow(clippy::too_many_arguments)]
+fn strip_passes(
+    inner: &Inner,
+    kernel: GemmKernel,
+    s: &GemmShape,
+    alpha: f32,
+    a: &Buffer,
+    b: &Buffer,
+    beta: f32,
+    c: &Buffer,
+) -> Result<Surface> {
+    let (mul, merge) = kernel.kernels();
+    let plan = StripPlan::new(s, mul.uniform_blocks() as usize);
+
+    // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
+    let prog = inner.program(Kernel::GemmPackStrip)?;
+    let (w, h) = ((2 * STRIP_KC) as u32, plan.blocks() as u32);
+    let ap = inner.take_surface(w, h)?;
+    let blocks = inner.take_block_buffer(plan.blocks() * STRIP_BLOCK_BYTES)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    a.bind(gl, &prog, 0, "src", "src_width");
+    gl.set_i32(&prog, "ld", s.a.ld as i32);
+    gl.set_i32(&prog, "trans", s.a.trans as i32);
+    gl.set_i32(&prog, "rows", s.m as i32);
+    gl.set_i32(&prog, "cols", s.k as i32);
+    gl.set_i32(&prog, "chunks", plan.chunks as i32);
+    gl.draw(&[&ap], w, h);
+    gl.copy_to_block_buffer(&ap, &blocks);
+    inner.give_surface(ap);
+
+    // op(B) transposed into texels of 4 columns: texel (j, l) = op(B)(l, 4j..4j+3), with
+    // zero rows up to a multiple of 4 (the kernel steps k by 4).
+    let bt = pack(
+        inner,
+        b,
+        s.b.ld,
+        !s.b.trans,
+        s.n,
+        s.k,
+        s.k.next_multiple_of(4),
+    )?;
+
+    let mut prods = Vec::with_capacity(8);
+    for _ in 0..8 {
+        prods.push(inner.take_surface(plan.band_width as u32, plan.target_height() as u32)?);
+    }
+    let prog = inner.program(mul)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "bt", 0, &bt);
+    gl.set_i32(&prog, "nb", plan.nb as i32);
+    gl.set_i32(&prog, "band_width", plan.band_width as i32);
+    const BLOCKS: [&str; 8] = [
+        "AStrip[0]",
+        "AStrip[1]",
+        "AStrip[2]",
+        "AStrip[3]",
+        "AStrip[4]",
+        "AStrip[5]",
+        "AStrip[6]",
+        "AStrip[7]",
+    ];
+    for (i, name) in BLOCKS.iter().enumerate().take(plan.group) {
+        gl.set_block_binding(&prog, name, i as u32);
+    }
+    let band_rows = (plan.group * STRIP_BAND) as u32;
+    let rects: Vec<_> = (0..plan.chunks * plan.groups())
+        .map(|d| {
+            (
+                0,
+                (d % plan.groups()) as u32 * band_rows,
+                plan.band_width as u32,
+                band_rows,
+            )
+        })
+        .collect();
+    let targets: Vec<&Surface> = prods.iter().collect();
+    gl.draw_rects(&targets, &rects, |d| {
+        let (chunk, group) = (d / plan.groups(), d % plan.groups());
+        if group == 0 {
+            let k0 = chunk * STRIP_KC;
+            gl.set_i32(&prog, "k0", k0 as i32);
+            gl.set_i32(
+                &prog,
+                "kc",
+                (s.k - k0).min(STRIP_KC).next_multiple_of(4) as i32,
+            );
+            gl.set_additive_blend(chunk > 0);
+        }
+        for i in 0..plan.group {
+            // Bands past the last strip read the last strip's block; the merge ignores them.
+            let strip = (group * plan.group + i).min(plan.strips - 1);
+            gl.bind_block_range(
+                i as u32,
+                &blocks,
+                plan.block_offset(strip, chunk),
+                STRIP_BLOCK_BYTES,
+            );
+        }
+    });
+    gl.set_additive_blend(false);
+    inner.give_surface(bt);
+    inner.give_block_buffer(blocks);
+
+    let prog = inner.program(merge.expect("the strip kernels have a merge pass"))?;
+    let cl = c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    gl.use_program(&prog);
+    const NAMES: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+    for (i, p) in prods.iter().enumerate() {
+        gl.set_texture(&prog, NAMES[i], i as u32, p);
+    }
+    c.bind(gl, &prog, 8, "c", "c_width");
+    gl.set_i32(&prog, "band_width", plan.band_width as i32);
+    set_update_uniforms(gl, &prog, s, alpha, beta);
+    gl.draw(&[&out], cl.width, cl.height);
+    for p in prods {
+        inner.give_surface(p);
+    }
+    Ok(out)
+}
+
 impl Context {
+    /// The kernel for `GemmKernel::Auto`: the tuner's choice for the shape's class (timing
+    /// the candidates on these operands first if the mode asks for it), else the default.
+    fn auto_kernel(&self, s: &GemmShape, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<GemmKernel> {
+        let info = self.info();
+        let class = ShapeClass::of(s.m, s.n, s.k);
+        let runnable = candidates(info, s);
+        let tuner = &self.inner.tuner;
+        if let Some(k) = tuner.lookup(class).filter(|k| runnable.contains(k)) {
+            return Ok(k);
+        }
+        if runnable.len() > 1 && tuner.should_time(class, s.m * s.n * s.k) {
+            let mut scratch = c.try_clone()?;
+            return Ok(self.tune_shape(s, a, b, &mut scratch)?.chosen);
+        }
+        Ok(default_kernel(info, s))
+    }
+
     /// `C := alpha * op(A) * op(B) + beta * C` (CBLAS `sgemm` on device buffers), with the
     /// kernel chosen automatically. See [`Context::sgemm_with`].
     ///
@@ -311,38 +612,34 @@ impl Context {
         let out = if alpha == 0.0 || s.k == 0 {
             generic_pass(inner, &s, 0, alpha, ca, cb, beta, c)?
         } else {
-            let fits = vec4_fits(&s, inner.info_max_texture());
-            let draw_buffers = self.info().max_draw_buffers;
+            let info = self.info();
             let kernel = match kernel {
-                GemmKernel::Auto if !fits => GemmKernel::Generic,
-                GemmKernel::Auto if draw_buffers >= 8 => GemmKernel::Mrt8,
-                GemmKernel::Auto if draw_buffers >= 4 => GemmKernel::Mrt4,
-                GemmKernel::Auto => GemmKernel::Vec4,
-                k => k,
+                GemmKernel::Auto => self.auto_kernel(&s, ca, cb, c)?,
+                k if k.runs(info, &s) => k,
+                k => {
+                    return Err(Error::Unsupported(format!(
+                        "sgemm: kernel {k:?} cannot run m={}, n={}, k={} on this device \
+                         ({} draw buffers, max texture {}, uniform blocks of {} bytes); use \
+                         GemmKernel::Auto or Generic",
+                        s.m,
+                        s.n,
+                        s.k,
+                        info.max_draw_buffers,
+                        info.max_texture_size,
+                        info.max_uniform_block_size
+                    )))
+                }
             };
-            if kernel.draw_buffers() > draw_buffers {
-                return Err(Error::Unsupported(format!(
-                    "sgemm: kernel {kernel:?} needs {} draw buffers, the device has {draw_buffers}",
-                    kernel.draw_buffers()
-                )));
-            }
             match kernel {
                 GemmKernel::Generic | GemmKernel::Auto => {
                     generic_pass(inner, &s, s.k, alpha, ca, cb, beta, c)?
                 }
-                _ if !fits => {
-                    return Err(Error::Unsupported(format!(
-                        "sgemm: the vectorised kernel's packed textures for m={}, n={}, k={} \
-                         exceed the max texture size {}; use GemmKernel::Auto or Generic",
-                        s.m,
-                        s.n,
-                        s.k,
-                        inner.info_max_texture()
-                    )))
-                }
                 GemmKernel::Vec4 => vec4_passes(inner, &s, alpha, ca, cb, beta, c)?,
                 GemmKernel::Mrt4 => mrt_passes(inner, 4, &s, alpha, ca, cb, beta, c)?,
                 GemmKernel::Mrt8 => mrt_passes(inner, 8, &s, alpha, ca, cb, beta, c)?,
+                GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
+                    strip_passes(inner, kernel, &s, alpha, ca, cb, beta, c)?
+                }
             }
         };
         let old = c.replace_surface(out);

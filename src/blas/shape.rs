@@ -65,6 +65,25 @@ pub(crate) struct GemmShape {
 }
 
 impl GemmShape {
+    /// A column-major product with no transposes and tight leading dimensions.
+    pub fn plain(m: usize, n: usize, k: usize) -> Self {
+        GemmShape {
+            m,
+            n,
+            k,
+            a: Operand {
+                trans: false,
+                ld: m.max(1),
+            },
+            b: Operand {
+                trans: false,
+                ld: k.max(1),
+            },
+            ldc: m.max(1),
+            swapped: false,
+        }
+    }
+
     /// Elements the stored A spans (rows x cols with its ld).
     pub fn a_span(&self) -> usize {
         let (r, c) = if self.a.trans {

@@ -31,6 +31,17 @@ pub(crate) struct PackBuffer {
     pub capacity: usize,
 }
 
+/// A GL buffer object that a texture is copied into on the GPU and that kernels then read as
+/// uniform blocks.
+#[derive(Debug)]
+pub(crate) struct BlockBuffer {
+    buffer: glow::Buffer,
+    pub capacity: usize,
+}
+
+/// A rectangle of a render target, in texels: x, y, width, height.
+pub(crate) type Rect = (u32, u32, u32, u32);
+
 /// A pixel-pack buffer being filled by the GPU, and the fence that says when it is done.
 #[derive(Debug)]
 pub(crate) struct Readback {
@@ -67,6 +78,9 @@ pub(crate) struct GlStrings {
     pub glsl_version: String,
     pub max_texture_size: u32,
     pub max_draw_buffers: u32,
+    pub max_uniform_block_size: u32,
+    pub max_fragment_uniform_blocks: u32,
+    pub uniform_buffer_offset_alignment: u32,
     pub extensions: Vec<String>,
 }
 
@@ -101,6 +115,18 @@ impl Gl {
                 glsl_version: self.gl.get_parameter_string(glow::SHADING_LANGUAGE_VERSION),
                 max_texture_size: self.gl.get_parameter_i32(glow::MAX_TEXTURE_SIZE).max(0) as u32,
                 max_draw_buffers: self.gl.get_parameter_i32(glow::MAX_DRAW_BUFFERS).max(0) as u32,
+                max_uniform_block_size: self
+                    .gl
+                    .get_parameter_i32(glow::MAX_UNIFORM_BLOCK_SIZE)
+                    .max(0) as u32,
+                max_fragment_uniform_blocks: self
+                    .gl
+                    .get_parameter_i32(glow::MAX_FRAGMENT_UNIFORM_BLOCKS)
+                    .max(0) as u32,
+                uniform_buffer_offset_alignment: self
+                    .gl
+                    .get_parameter_i32(glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT)
+                    .max(1) as u32,
                 extensions,
             }
         }
@@ -380,6 +406,110 @@ impl Gl {
         r.pb
     }
 
+    /// A buffer object of `bytes` bytes for uniform blocks, allocated without host data.
+    pub(crate) fn create_block_buffer(&self, bytes: usize) -> Result<BlockBuffer> {
+        let size = i32::try_from(bytes.max(16)).map_err(|_| {
+            Error::Unsupported(format!(
+                "a uniform-block buffer of {bytes} bytes exceeds one GL buffer (2 GiB)"
+            ))
+        })?;
+        // SAFETY: current context; the buffer is allocated without host data and unbound.
+        unsafe {
+            let buffer = self.gl.create_buffer().map_err(Error::Context)?;
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
+            self.gl
+                .buffer_data_size(glow::PIXEL_PACK_BUFFER, size, glow::DYNAMIC_COPY);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+            Ok(BlockBuffer {
+                buffer,
+                capacity: size as usize,
+            })
+        }
+    }
+
+    /// Frees a uniform-block buffer.
+    pub(crate) fn delete_block_buffer(&self, bb: BlockBuffer) {
+        // SAFETY: created by this context, deleted once (by value).
+        unsafe { self.gl.delete_buffer(bb.buffer) }
+    }
+
+    /// Copies the whole of `s` into the start of `bb` on the GPU, row after row (texel
+    /// (x, y) lands at byte 16 * (y * width + x)); nothing waits on the host.
+    pub(crate) fn copy_to_block_buffer(&self, s: &Surface, bb: &BlockBuffer) {
+        let bytes = s.width as usize * s.height as usize * 16;
+        assert!(bytes <= bb.capacity, "uniform-block buffer too small");
+        // SAFETY: the buffer has room for every texel read_pixels writes (asserted above,
+        // PACK_ALIGNMENT 4); it is unbound from the pack target afterwards so later
+        // client-memory readbacks are unaffected.
+        unsafe {
+            self.gl
+                .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(bb.buffer));
+            self.gl
+                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
+            self.gl.read_pixels(
+                0,
+                0,
+                s.width as i32,
+                s.height as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::BufferOffset(0),
+            );
+            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+        }
+    }
+
+    /// Points uniform-block binding `binding` at `size` bytes of `bb` from `offset`.
+    pub(crate) fn bind_block_range(
+        &self,
+        binding: u32,
+        bb: &BlockBuffer,
+        offset: usize,
+        size: usize,
+    ) {
+        assert!(
+            offset + size <= bb.capacity,
+            "uniform block range outside its buffer"
+        );
+        // SAFETY: the range lies inside the buffer (asserted; capacity fits in i32); callers
+        // keep offsets at multiples of UNIFORM_BUFFER_OFFSET_ALIGNMENT (a violation is a GL
+        // error, reported by `check`, not undefined behaviour).
+        unsafe {
+            self.gl.bind_buffer_range(
+                glow::UNIFORM_BUFFER,
+                binding,
+                Some(bb.buffer),
+                offset as i32,
+                size as i32,
+            )
+        }
+    }
+
+    /// Connects uniform block `name` of `p` to binding `binding`; a block the compiler
+    /// removed is skipped.
+    pub(crate) fn set_block_binding(&self, p: &Program, name: &str, binding: u32) {
+        // SAFETY: `p` is a linked program of this context.
+        unsafe {
+            if let Some(index) = self.gl.get_uniform_block_index(p.program, name) {
+                self.gl.uniform_block_binding(p.program, index, binding);
+            }
+        }
+    }
+
+    /// Turns additive blending (destination += fragment output) on or off for every target.
+    pub(crate) fn set_additive_blend(&self, on: bool) {
+        // SAFETY: plain state calls on the current context.
+        unsafe {
+            if on {
+                self.gl.blend_func(glow::ONE, glow::ONE);
+                self.gl.enable(glow::BLEND);
+            } else {
+                self.gl.disable(glow::BLEND);
+            }
+        }
+    }
+
     /// Copies the whole of `src` into `dst` (same size) without a shader.
     pub(crate) fn blit(&self, src: &Surface, dst: &Surface) {
         assert!(
@@ -500,15 +630,29 @@ impl Gl {
     /// Runs the current program over the `w` x `h` rectangle at the origin of `targets`
     /// (one per `out` location), drawing one full-screen triangle.
     pub(crate) fn draw(&self, targets: &[&Surface], w: u32, h: u32) {
+        self.draw_rects(targets, &[(0, 0, w, h)], |_| {});
+    }
+
+    /// Runs the current program once per rectangle of `targets` (one per `out` location),
+    /// calling `before(i)` ahead of draw `i` so that it can change uniforms or bindings.
+    /// The targets are attached once for all the draws.
+    pub(crate) fn draw_rects(
+        &self,
+        targets: &[&Surface],
+        rects: &[Rect],
+        mut before: impl FnMut(usize),
+    ) {
         assert!(!targets.is_empty());
         for t in targets {
-            assert!(
-                w <= t.width && h <= t.height,
-                "viewport larger than the target"
-            );
+            for &(x, y, w, h) in rects {
+                assert!(
+                    x + w <= t.width && y + h <= t.height,
+                    "viewport outside the target"
+                );
+            }
         }
         // SAFETY: the first target's framebuffer is complete with attachment 0; further
-        // targets are attached to it as extra colour attachments for this draw only and
+        // targets are attached to it as extra colour attachments for these draws only and
         // detached afterwards; the VAO bound at creation stays bound.
         unsafe {
             let gl = &self.gl;
@@ -528,8 +672,11 @@ impl Gl {
                 }
                 gl.draw_buffers(&bufs);
             }
-            gl.viewport(0, 0, w as i32, h as i32);
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            for (i, &(x, y, w, h)) in rects.iter().enumerate() {
+                before(i);
+                gl.viewport(x as i32, y as i32, w as i32, h as i32);
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            }
             if targets.len() > 1 {
                 for i in 1..targets.len() {
                     gl.framebuffer_texture_2d(

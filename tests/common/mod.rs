@@ -6,7 +6,7 @@ extern crate blis_src;
 
 use std::cell::RefCell;
 
-use fragblas::Context;
+use fragblas::{Context, ContextOptions, Tuning};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -15,10 +15,18 @@ thread_local! {
 }
 
 /// The test thread's context (contexts are per thread; each test runs on its own thread).
+/// Tuning is off so that tests never time kernels or touch the user's tuning cache; each
+/// kernel the tuner can pick is tested by name, and tests/tune.rs tests the tuner.
 pub fn ctx() -> Context {
     CTX.with(|c| {
         c.borrow_mut()
-            .get_or_insert_with(|| Context::new().expect("a GL context (Mesa llvmpipe in CI)"))
+            .get_or_insert_with(|| {
+                Context::with_options(ContextOptions {
+                    tuning: Some(Tuning::Off),
+                    ..Default::default()
+                })
+                .expect("a GL context (Mesa llvmpipe in CI)")
+            })
             .clone()
     })
 }

@@ -1,0 +1,58 @@
+// sgemm merge pass for the strip kernel: writes alpha*P + beta*C into C's texture, where
+// element (i, j) of the product is component j % 4 of target i % 8 at texel
+// (q % band_width, BAND*(i/8) + q / band_width), q = j / 4. Elements outside the m x n window
+// pass through; with beta == 0 the old C is not used. BAND is defined before this file.
+uniform sampler2D p0;
+uniform sampler2D p1;
+uniform sampler2D p2;
+uniform sampler2D p3;
+uniform sampler2D p4;
+uniform sampler2D p5;
+uniform sampler2D p6;
+uniform sampler2D p7;
+uniform sampler2D c;
+uniform int c_width;
+uniform int ldc;
+uniform int m;
+uniform int n;
+uniform int band_width;
+uniform float alpha;
+uniform float beta;
+
+layout(location = 0) out vec4 result;
+
+float product(int i, int j) {
+    int q = j >> 2;
+    int row = q / band_width;
+    ivec2 t = ivec2(q - row * band_width, BAND * (i >> 3) + row);
+    int r = i & 7;
+    vec4 v;
+    if (r == 0) v = texelFetch(p0, t, 0);
+    else if (r == 1) v = texelFetch(p1, t, 0);
+    else if (r == 2) v = texelFetch(p2, t, 0);
+    else if (r == 3) v = texelFetch(p3, t, 0);
+    else if (r == 4) v = texelFetch(p4, t, 0);
+    else if (r == 5) v = texelFetch(p5, t, 0);
+    else if (r == 6) v = texelFetch(p6, t, 0);
+    else v = texelFetch(p7, t, 0);
+    return v[j & 3];
+}
+
+void main() {
+    int t = frag_texel(c_width);
+    vec4 res = texelFetch(c, ivec2(gl_FragCoord.xy), 0);
+    int last = (n - 1) * ldc + m - 1;
+    if (4 * t > last) {
+        result = res;
+        return;
+    }
+    for (int ch = 0; ch < 4; ++ch) {
+        int e = 4 * t + ch;
+        int j = e / ldc;
+        int i = e - j * ldc;
+        if (i < m && j < n) {
+            res[ch] = blas_update(alpha, product(i, j), beta, res[ch]);
+        }
+    }
+    result = res;
+}

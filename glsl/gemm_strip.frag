@@ -1,0 +1,92 @@
+// sgemm strip kernel: each draw covers GROUP strips of 8 rows of C, and the rows of op(A) a
+// strip needs sit in a uniform block, so every fragment of a strip reads the same A values
+// (a broadcast, not a texture fetch). Fragment j of a strip computes the 8 x 4 tile
+// C(8s .. 8s+7, 4j .. 4j+3) over one chunk of k and writes row r of the tile to render
+// target r; later chunks add to it by blending. Per k it makes one texture fetch (four
+// columns of op(B)) for 32 multiply-adds.
+//   bt:        texel (j, l) = op(B)(l, 4j .. 4j+3), zero past n and past k (rows up to a
+//              multiple of 4)
+//   strip[g]:  a[2*kk + h] = op(A)(8s + 4h .. 8s + 4h + 3, k0 + kk) of the g-th strip drawn
+// Strip s occupies rows BAND*s .. BAND*s + BAND-1 of the targets, fragment j of it sits at
+// (j % band_width, BAND*s + j / band_width). GROUP, BAND and KC are defined before this file.
+uniform sampler2D bt;
+uniform int k0;
+uniform int kc;
+uniform int nb;
+uniform int band_width;
+
+layout(std140) uniform AStrip {
+    vec4 a[2 * KC];
+} strip[GROUP];
+
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+layout(location = 3) out vec4 o3;
+layout(location = 4) out vec4 o4;
+layout(location = 5) out vec4 o5;
+layout(location = 6) out vec4 o6;
+layout(location = 7) out vec4 o7;
+
+// Adds a[2l], a[2l+1] (8 rows at k0 + l) times b (4 columns) to the tile.
+#define STRIP_STEP(g, b, l)                                        \
+    {                                                              \
+        vec4 lo = strip[g].a[2 * (l)];                             \
+        vec4 hi = strip[g].a[2 * (l) + 1];                         \
+        c0 += lo.x * b;                                            \
+        c1 += lo.y * b;                                            \
+        c2 += lo.z * b;                                            \
+        c3 += lo.w * b;                                            \
+        c4 += hi.x * b;                                            \
+        c5 += hi.y * b;                                            \
+        c6 += hi.z * b;                                            \
+        c7 += hi.w * b;                                            \
+    }
+
+// The k loop over the A values of strip block g, four k per iteration with the four fetches
+// issued first. kc is a multiple of 4: A and op(B) are zero past k.
+#define STRIP_LOOP(g)                                              \
+    for (int l = 0; l < kc; l += 4) {                              \
+        vec4 b0 = texelFetch(bt, ivec2(j, k0 + l), 0);             \
+        vec4 b1 = texelFetch(bt, ivec2(j, k0 + l + 1), 0);         \
+        vec4 b2 = texelFetch(bt, ivec2(j, k0 + l + 2), 0);         \
+        vec4 b3 = texelFetch(bt, ivec2(j, k0 + l + 3), 0);         \
+        STRIP_STEP(g, b0, l)                                       \
+        STRIP_STEP(g, b1, l + 1)                                   \
+        STRIP_STEP(g, b2, l + 2)                                   \
+        STRIP_STEP(g, b3, l + 3)                                   \
+    }
+
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    int band = p.y / BAND;
+    // Fragments past the last texel of op(B) repeat it; the merge pass ignores them.
+    int j = min((p.y - band * BAND) * band_width + p.x, nb - 1);
+    vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
+    vec4 c4 = vec4(0.0), c5 = vec4(0.0), c6 = vec4(0.0), c7 = vec4(0.0);
+#if GROUP == 1
+    STRIP_LOOP(0)
+#else
+    int g = band % GROUP;
+    if (g == 0) STRIP_LOOP(0)
+    else if (g == 1) STRIP_LOOP(1)
+#if GROUP > 2
+    else if (g == 2) STRIP_LOOP(2)
+    else if (g == 3) STRIP_LOOP(3)
+#endif
+#if GROUP > 4
+    else if (g == 4) STRIP_LOOP(4)
+    else if (g == 5) STRIP_LOOP(5)
+    else if (g == 6) STRIP_LOOP(6)
+    else if (g == 7) STRIP_LOOP(7)
+#endif
+#endif
+    o0 = c0;
+    o1 = c1;
+    o2 = c2;
+    o3 = c3;
+    o4 = c4;
+    o5 = c5;
+    o6 = c6;
+    o7 = c7;
+}
