@@ -1,24 +1,29 @@
-// First pass of the snrm2 scale: fragment j takes max |x_i| over the logical texels
-// j + k*out_texels, k < fan_in.
+// First snrm2 pass: fragment p takes max |x_i| over the grid texels p + k*fold_step,
+// k < fan_in.
 uniform sampler2D x;
 uniform int x_width;
 uniform int incx;
 uniform int n;
 uniform int fan_in;
-uniform int out_texels;
-uniform int out_width;
+uniform int grid_width;
+uniform ivec2 fold_step;
 
 layout(location = 0) out vec4 result;
 
 void main() {
-    int j = frag_texel(out_width);
+    ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 acc = vec4(0.0);
     for (int k = 0; k < fan_in; ++k) {
-        int t = j + k * out_texels;
-        if (j >= out_texels || 4 * t >= n) {
+        ivec2 q = p + k * fold_step;
+        int t = q.y * grid_width + q.x;
+        if (q.x >= grid_width || 4 * t >= n) {
             break;
         }
+#ifdef UNIT_STRIDE
+        vec4 xv = texelFetch(x, q, 0);
+#else
         vec4 xv = load_logical(x, x_width, incx, n, t);
+#endif
         acc = max(acc, select4(vec4(0.0), abs(xv), live_lanes(t, n)));
     }
     result = acc;

@@ -59,6 +59,14 @@ vec4 load_logical(sampler2D s, int width, int inc, int n, int t) {
     return v;
 }
 
+// Reductions never divide (integer division is slow on GPUs and scalarised on llvmpipe). A
+// vector is walked as a grid of texels `grid_width` wide (its first operand's texture
+// width), and a fold pass has fragment p combine the grid texels p + k*step, k < fan_in,
+// where step is (0, output rows) or, once the grid is one row, (output width, 0). Map kernels
+// compiled with UNIT_STRIDE fetch grid texel q directly (every operand has unit stride in a
+// texture of the grid's width); without it they load logical texel t = q.y * grid_width + q.x
+// element by element. (A run-time branch would not do: llvmpipe executes both sides.)
+
 // isamax candidates are texels (|x|, index / 2^24, index % 2^24, priority): priority 1 marks
 // a NaN (the first NaN wins, as in BLIS and the proposed reference rule), 0 a number, -1 no
 // candidate. Both index parts are exact in a float.

@@ -1,25 +1,29 @@
-// First isamax pass: fragment j keeps the best candidate (see common.glsl) among the logical
-// elements of texels j + k*out_texels, k < fan_in. Indices only grow inside the loop, so a
-// strict comparison keeps the first of equal magnitudes.
+// First isamax pass: fragment p keeps the best candidate (see common.glsl) of the grid
+// texels p + k*fold_step, k < fan_in.
 uniform sampler2D x;
 uniform int x_width;
 uniform int incx;
 uniform int n;
 uniform int fan_in;
-uniform int out_texels;
-uniform int out_width;
+uniform int grid_width;
+uniform ivec2 fold_step;
 
 layout(location = 0) out vec4 result;
 
 void main() {
-    int j = frag_texel(out_width);
+    ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 best = NO_CANDIDATE;
     for (int k = 0; k < fan_in; ++k) {
-        int t = j + k * out_texels;
-        if (j >= out_texels || 4 * t >= n) {
+        ivec2 q = p + k * fold_step;
+        int t = q.y * grid_width + q.x;
+        if (q.x >= grid_width || 4 * t >= n) {
             break;
         }
+#ifdef UNIT_STRIDE
+        vec4 xv = texelFetch(x, q, 0);
+#else
         vec4 xv = load_logical(x, x_width, incx, n, t);
+#endif
         for (int c = 0; c < 4; ++c) {
             int i = 4 * t + c;
             if (i < n) {

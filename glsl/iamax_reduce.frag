@@ -1,25 +1,23 @@
-// Ping-pong pass for isamax: fragment j keeps the best of the candidates in texels
-// j + k*out_texels (k < fan_in) of src.
+// Ping-pong pass: fragment p keeps the best isamax candidate of the texels p + k*fold_step
+// (k < fan_in) of the src_size rectangle of src.
 uniform sampler2D src;
-uniform int src_width;
-uniform int src_texels;
+uniform ivec2 src_size;
 uniform int fan_in;
-uniform int out_texels;
-uniform int out_width;
+uniform ivec2 fold_step;
 
 layout(location = 0) out vec4 result;
 
 void main() {
-    int j = frag_texel(out_width);
+    ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 best = NO_CANDIDATE;
     for (int k = 0; k < fan_in; ++k) {
-        int t = j + k * out_texels;
-        if (j >= out_texels || t >= src_texels) {
+        ivec2 q = p + k * fold_step;
+        if (q.x >= src_size.x || q.y >= src_size.y) {
             break;
         }
-        vec4 cand = load_texel(src, src_width, t);
-        if (iamax_better(cand, best)) {
-            best = cand;
+        vec4 v = texelFetch(src, q, 0);
+        if (iamax_better(v, best)) {
+            best = v;
         }
     }
     result = best;

@@ -1,23 +1,21 @@
-// Ping-pong pass: fragment j sums the texels j + k*out_texels (k < fan_in) of the
-// src_texels texels in src, lane by lane. With fan_in 2 this is the blueprint's half reduction.
+// Ping-pong pass: fragment p sums the texels p + k*fold_step (k < fan_in) of the src_size
+// rectangle of src, lane by lane. With fan_in 2 this is the blueprint's half reduction.
 uniform sampler2D src;
-uniform int src_width;
-uniform int src_texels;
+uniform ivec2 src_size;
 uniform int fan_in;
-uniform int out_texels;
-uniform int out_width;
+uniform ivec2 fold_step;
 
 layout(location = 0) out vec4 result;
 
 void main() {
-    int j = frag_texel(out_width);
+    ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 acc = vec4(0.0);
     for (int k = 0; k < fan_in; ++k) {
-        int t = j + k * out_texels;
-        if (j >= out_texels || t >= src_texels) {
+        ivec2 q = p + k * fold_step;
+        if (q.x >= src_size.x || q.y >= src_size.y) {
             break;
         }
-        vec4 v = load_texel(src, src_width, t);
+        vec4 v = texelFetch(src, q, 0);
         acc += v;
     }
     result = acc;

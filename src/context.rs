@@ -330,10 +330,6 @@ impl Inner {
         self.info.max_texture_size
     }
 
-    pub(crate) fn width_cap(&self) -> u32 {
-        self.width_cap
-    }
-
     pub(crate) fn reduce_fan_in(&self) -> u32 {
         self.reduce_fan_in.get()
     }

@@ -19,6 +19,16 @@ pub(crate) enum Kernel {
     SsqMap,
     /// First pass of isamax: best (|x|, index) candidate per fragment.
     IamaxMap,
+    /// `DotMap` for unit-stride operands laid out as wide as the grid: direct fetches.
+    DotMapUnit,
+    /// `AsumMap` for a unit-stride operand.
+    AsumMapUnit,
+    /// `AmaxMap` for a unit-stride operand.
+    AmaxMapUnit,
+    /// `SsqMap` for a unit-stride operand.
+    SsqMapUnit,
+    /// `IamaxMap` for a unit-stride operand.
+    IamaxMapUnit,
     /// Ping-pong pass: sums `fan_in` texels.
     SumReduce,
     /// Ping-pong pass: maxima of `fan_in` texels.
@@ -79,11 +89,11 @@ impl Kernel {
         match self {
             Kernel::AxpbyUnit => "axpby_unit.frag",
             Kernel::AxpbyStrided => "axpby_strided.frag",
-            Kernel::DotMap => "dot_map.frag",
-            Kernel::AsumMap => "asum_map.frag",
-            Kernel::AmaxMap => "amax_map.frag",
-            Kernel::SsqMap => "ssq_map.frag",
-            Kernel::IamaxMap => "iamax_map.frag",
+            Kernel::DotMap | Kernel::DotMapUnit => "dot_map.frag",
+            Kernel::AsumMap | Kernel::AsumMapUnit => "asum_map.frag",
+            Kernel::AmaxMap | Kernel::AmaxMapUnit => "amax_map.frag",
+            Kernel::SsqMap | Kernel::SsqMapUnit => "ssq_map.frag",
+            Kernel::IamaxMap | Kernel::IamaxMapUnit => "iamax_map.frag",
             Kernel::SumReduce => "sum_reduce.frag",
             Kernel::MaxReduce => "max_reduce.frag",
             Kernel::IamaxReduce => "iamax_reduce.frag",
@@ -111,11 +121,11 @@ impl Kernel {
         match self {
             Kernel::AxpbyUnit => include_str!("../glsl/axpby_unit.frag"),
             Kernel::AxpbyStrided => include_str!("../glsl/axpby_strided.frag"),
-            Kernel::DotMap => include_str!("../glsl/dot_map.frag"),
-            Kernel::AsumMap => include_str!("../glsl/asum_map.frag"),
-            Kernel::AmaxMap => include_str!("../glsl/amax_map.frag"),
-            Kernel::SsqMap => include_str!("../glsl/ssq_map.frag"),
-            Kernel::IamaxMap => include_str!("../glsl/iamax_map.frag"),
+            Kernel::DotMap | Kernel::DotMapUnit => include_str!("../glsl/dot_map.frag"),
+            Kernel::AsumMap | Kernel::AsumMapUnit => include_str!("../glsl/asum_map.frag"),
+            Kernel::AmaxMap | Kernel::AmaxMapUnit => include_str!("../glsl/amax_map.frag"),
+            Kernel::SsqMap | Kernel::SsqMapUnit => include_str!("../glsl/ssq_map.frag"),
+            Kernel::IamaxMap | Kernel::IamaxMapUnit => include_str!("../glsl/iamax_map.frag"),
             Kernel::SumReduce => include_str!("../glsl/sum_reduce.frag"),
             Kernel::MaxReduce => include_str!("../glsl/max_reduce.frag"),
             Kernel::IamaxReduce => include_str!("../glsl/iamax_reduce.frag"),
@@ -140,6 +150,18 @@ impl Kernel {
             Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
             Kernel::CalibCopy => include_str!("../glsl/calib_copy.frag"),
             Kernel::CalibStream => include_str!("../glsl/calib_stream.frag"),
+        }
+    }
+
+    /// The unit-stride variant of a map kernel (itself for any other kernel).
+    pub(crate) fn unit_stride(self) -> Kernel {
+        match self {
+            Kernel::DotMap => Kernel::DotMapUnit,
+            Kernel::AsumMap => Kernel::AsumMapUnit,
+            Kernel::AmaxMap => Kernel::AmaxMapUnit,
+            Kernel::SsqMap => Kernel::SsqMapUnit,
+            Kernel::IamaxMap => Kernel::IamaxMapUnit,
+            k => k,
         }
     }
 
@@ -175,6 +197,11 @@ impl Kernel {
     /// Constants a kernel file is compiled with.
     fn constants(self) -> &'static str {
         match self {
+            Kernel::DotMapUnit
+            | Kernel::AsumMapUnit
+            | Kernel::AmaxMapUnit
+            | Kernel::SsqMapUnit
+            | Kernel::IamaxMapUnit => "#define UNIT_STRIDE 1",
             Kernel::GemmMrt4 | Kernel::GemmMergeMrt4 => "#define COLS 4",
             Kernel::GemmMrt8 | Kernel::GemmMergeMrt8 => "#define COLS 8",
             Kernel::GemmPackStrip | Kernel::GemmMergeStrip => "#define KC 2048\n#define BAND 8",
@@ -215,10 +242,15 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::AxpbyUnit,
     Kernel::AxpbyStrided,
     Kernel::DotMap,
+    Kernel::DotMapUnit,
     Kernel::AsumMap,
+    Kernel::AsumMapUnit,
     Kernel::AmaxMap,
+    Kernel::AmaxMapUnit,
     Kernel::SsqMap,
+    Kernel::SsqMapUnit,
     Kernel::IamaxMap,
+    Kernel::IamaxMapUnit,
     Kernel::SumReduce,
     Kernel::MaxReduce,
     Kernel::IamaxReduce,

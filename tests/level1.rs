@@ -406,6 +406,56 @@ fn every_fan_in_gives_the_same_exact_sums() {
 }
 
 #[test]
+fn reductions_read_only_the_first_n_elements_of_longer_buffers() {
+    // Buffers longer than n: with unit stride the first n elements form a grid as wide as
+    // x's texture; y may be laid out wider or narrower (then it is read element by element).
+    // Elements past n hold huge values and NaN that must not reach any result.
+    let ctx = ctx();
+    let mut r = rng(10);
+    for (n, x_len, y_len) in [
+        (5, 9, 5),
+        (37, 40, 400),
+        (1000, 1003, 999_999),
+        (65_537, 200_001, 65_537),
+        (100_000, 100_000, 400_000),
+    ] {
+        let mut x = ints(&mut r, x_len);
+        let mut y = ints(&mut r, y_len);
+        x[n..]
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v = if i % 2 == 0 { f32::NAN } else { 1e30 });
+        y[n..].iter_mut().for_each(|v| *v = f32::NAN);
+        let (gx, gy) = (ctx.upload(&x).unwrap(), ctx.upload(&y).unwrap());
+        let ni = n as i32;
+        let what = format!("n {n}, x {x_len}, y {y_len}");
+        assert_eq!(
+            ctx.sdot(ni, &gx, 1, &gy, 1).unwrap(),
+            cpu::sdot(ni, &x, 1, &y, 1),
+            "{what}"
+        );
+        assert_eq!(
+            ctx.sdot(ni, &gy, 1, &gx, 1).unwrap(),
+            cpu::sdot(ni, &y, 1, &x, 1),
+            "{what}"
+        );
+        assert_eq!(
+            ctx.sasum(ni, &gx, 1).unwrap(),
+            cpu::sasum(ni, &x, 1),
+            "{what}"
+        );
+        assert_eq!(
+            ctx.isamax(ni, &gx, 1).unwrap(),
+            Some(cpu::isamax(ni, &x, 1)),
+            "{what}"
+        );
+        let nrm = ctx.snrm2(ni, &gx, 1).unwrap();
+        let want = cpu::snrm2(ni, &x, 1);
+        assert!((nrm - want).abs() <= 1e-5 * want, "{what}: {nrm} vs {want}");
+    }
+}
+
+#[test]
 fn invalid_arguments_are_errors_naming_the_parameter() {
     let ctx = ctx();
     let x = ctx.upload(&[1.0; 8]).unwrap();

@@ -4,6 +4,10 @@
 //! scratch texture; ping-pong passes fold `fan_in` texels at a time between two pooled
 //! scratch textures until one texel is left; a final pass writes the scalar into a 1x1
 //! texture. No pass waits for the GPU: the only sync is the readback of a host result.
+//!
+//! Every pass folds a rectangle of texels without integer division: rows first (fragment
+//! (x, y) combines (x, y + k*rows_out)), and once one row is left, columns (fragment (x, 0)
+//! combines (x + k*width_out, 0)). Adjacent fragments read adjacent texels throughout.
 
 use crate::blas::args::{one_vector, two_vectors, VecArg};
 use crate::buffer::Buffer;
@@ -11,7 +15,7 @@ use crate::context::{Context, Inner};
 use crate::error::Result;
 use crate::gl::{Gl, Program, Surface};
 use crate::kernels::Kernel;
-use crate::layout::{texel_rect, texels_for};
+use crate::layout::texels_for;
 
 /// A vector operand of a map pass.
 struct Operand<'a> {
@@ -25,9 +29,16 @@ type OperandNames = (&'static str, &'static str, &'static str);
 const X: OperandNames = ("x", "x_width", "incx");
 const Y: OperandNames = ("y", "y_width", "incy");
 
-/// Number of passes' outputs: `ceil(texels / fan_in)`.
-fn fold(texels: usize, fan_in: u32) -> usize {
-    texels.div_ceil(fan_in as usize)
+/// One fold of a `w x h` rectangle of texels: the output rectangle and the step between the
+/// texels a fragment combines. Rows fold first; a single row folds along its length.
+fn fold_rect(w: u32, h: u32, fan_in: u32) -> ((u32, u32), [i32; 2]) {
+    if h > 1 {
+        let rows = h.div_ceil(fan_in);
+        ((w, rows), [0, rows as i32])
+    } else {
+        let cols = w.div_ceil(fan_in);
+        ((cols, 1), [cols as i32, 0])
+    }
 }
 
 /// Binds one vector operand: texture, width and increment.
@@ -48,14 +59,19 @@ fn reduce_to_texel(
     combine: Kernel,
 ) -> Result<([Surface; 2], usize)> {
     let fan_in = inner.reduce_fan_in();
-    let logical = texels_for(n as usize);
-    let first = fold(logical, fan_in);
-    let (w, h) = texel_rect(first, inner.width_cap());
+    // The grid: the logical texels, as wide as the first operand's texture.
+    let grid_width = operands[0].buf.layout().width;
+    let grid_rows = texels_for(n as usize).div_ceil(grid_width as usize) as u32;
+    let ((w, h), step) = fold_rect(grid_width, grid_rows, fan_in);
     let pair = [inner.take_surface(w, h)?, inner.take_surface(w, h)?];
-    let level_width = |texels: usize| texels.min(w as usize) as u32;
-    let level_height = |texels: usize| texels.div_ceil(level_width(texels) as usize) as u32;
 
-    let prog = inner.program(map)?;
+    // Direct fetches at grid positions need unit strides and the same texel positions: a
+    // one-row grid sits in the first row of any operand; otherwise every operand must be as
+    // wide as the grid (two buffers of more than one row of one context always are).
+    let unit = operands
+        .iter()
+        .all(|op| op.inc == 1 && (grid_rows == 1 || op.buf.layout().width == grid_width));
+    let prog = inner.program(if unit { map.unit_stride() } else { map })?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
     for (unit, op) in operands.iter().enumerate() {
@@ -66,26 +82,24 @@ fn reduce_to_texel(
     }
     gl.set_i32(&prog, "n", n);
     gl.set_i32(&prog, "fan_in", fan_in as i32);
-    gl.set_i32(&prog, "out_texels", first as i32);
-    gl.set_i32(&prog, "out_width", level_width(first) as i32);
-    gl.draw(&[&pair[0]], level_width(first), level_height(first));
+    gl.set_i32(&prog, "grid_width", grid_width as i32);
+    gl.set_ivec2(&prog, "fold_step", step);
+    gl.draw(&[&pair[0]], w, h);
 
     let mut cur = 0;
-    let mut texels = first;
-    if texels > 1 {
+    let mut size = (w, h);
+    if size != (1, 1) {
         let prog = inner.program(combine)?;
         gl.use_program(&prog);
         gl.set_i32(&prog, "fan_in", fan_in as i32);
-        while texels > 1 {
-            let next = fold(texels, fan_in);
+        while size != (1, 1) {
+            let ((w, h), step) = fold_rect(size.0, size.1, fan_in);
             gl.set_texture(&prog, "src", 0, &pair[cur]);
-            gl.set_i32(&prog, "src_width", level_width(texels) as i32);
-            gl.set_i32(&prog, "src_texels", texels as i32);
-            gl.set_i32(&prog, "out_texels", next as i32);
-            gl.set_i32(&prog, "out_width", level_width(next) as i32);
-            gl.draw(&[&pair[1 - cur]], level_width(next), level_height(next));
+            gl.set_ivec2(&prog, "src_size", [size.0 as i32, size.1 as i32]);
+            gl.set_ivec2(&prog, "fold_step", step);
+            gl.draw(&[&pair[1 - cur]], w, h);
             cur = 1 - cur;
-            texels = next;
+            size = (w, h);
         }
     }
     Ok((pair, cur))
@@ -353,5 +367,39 @@ impl Context {
         gl.check(R)?;
         let index = ((v[1] as usize) << 24) + v[2] as usize;
         Ok(Some(index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_rect;
+
+    #[test]
+    fn folds_rows_first_then_the_last_row() {
+        assert_eq!(fold_rect(8192, 8192, 16), ((8192, 512), [0, 512]));
+        assert_eq!(fold_rect(8192, 17, 16), ((8192, 2), [0, 2]));
+        assert_eq!(fold_rect(8192, 2, 16), ((8192, 1), [0, 1]));
+        assert_eq!(fold_rect(8192, 1, 16), ((512, 1), [512, 0]));
+        assert_eq!(fold_rect(3, 1, 16), ((1, 1), [1, 0]));
+        assert_eq!(fold_rect(1, 1, 2), ((1, 1), [1, 0]));
+    }
+
+    #[test]
+    fn every_texel_is_folded_exactly_once() {
+        for &(w, h, f) in &[(7u32, 5u32, 2u32), (8192, 3, 16), (100, 1, 3), (5, 40, 16)] {
+            let ((ow, oh), [sx, sy]) = fold_rect(w, h, f);
+            let mut seen = vec![0u32; (w * h) as usize];
+            for y in 0..oh as i32 {
+                for x in 0..ow as i32 {
+                    for k in 0..f as i32 {
+                        let (qx, qy) = (x + k * sx, y + k * sy);
+                        if qx < w as i32 && qy < h as i32 {
+                            seen[(qy as u32 * w + qx as u32) as usize] += 1;
+                        }
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "{w}x{h} fan-in {f}");
+        }
     }
 }

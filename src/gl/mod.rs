@@ -621,6 +621,12 @@ impl Gl {
         unsafe { self.gl.uniform_1_i32(loc.as_ref(), v) }
     }
 
+    pub(crate) fn set_ivec2(&self, p: &Program, name: &'static str, v: [i32; 2]) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_2_i32(loc.as_ref(), v[0], v[1]) }
+    }
+
     pub(crate) fn set_f32(&self, p: &Program, name: &'static str, v: f32) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.
