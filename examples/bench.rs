@@ -572,6 +572,15 @@ fn main() {
                 ),
                 (Err(e), _) | (_, Err(e)) => println!("{:<6} {:>11} ERROR {e}", r.routine, size),
             }
+            if r.routine == "sgemm" {
+                println!(
+                    "{:<6} {:>11} kernel {} (tuning {:?})",
+                    "",
+                    "",
+                    ctx.sgemm_kernel_for(r.m, r.n, r.k).name(),
+                    ctx.tuning()
+                );
+            }
         }
         if r.resident.is_err() {
             failures += 1;

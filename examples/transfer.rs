@@ -1,6 +1,8 @@
 //! Host <-> device transfer rates: upload (glTexSubImage2D from the caller's slice), blocking
 //! download (glReadPixels into the caller's slice) and asynchronous download (pixel buffer +
-//! fence, then a mapped copy). Median of 7 runs each.
+//! fence, then a mapped copy) into a new vector (`wait`) or into the caller's slice
+//! (`wait_into`), and the host's own share of an asynchronous read (start + copy-out, without
+//! the wait for the GPU, which the host can spend on other work). Median of 7 runs each.
 //!
 //! `cargo run --release --example transfer [-- MAX_LOG2]`
 use std::time::Instant;
@@ -26,8 +28,8 @@ fn main() -> Result<(), fragblas::Error> {
     let ctx = fragblas::Context::new()?;
     println!("device: {}", ctx.info().renderer);
     println!(
-        "{:>6} {:>12} {:>12} {:>12}",
-        "floats", "upload GB/s", "read GB/s", "async GB/s"
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "floats", "upload GB/s", "read GB/s", "async GB/s", "async_into", "async host"
     );
     for e in (16..=max_log2).step_by(2) {
         let n = 1usize << e;
@@ -44,12 +46,32 @@ fn main() -> Result<(), fragblas::Error> {
             out = b.read_async().unwrap().wait().unwrap();
         });
         assert_eq!(out[n - 1], (n - 1) as f32);
+        out.iter_mut().for_each(|v| *v = 0.0);
+        let asy_into = median(|| b.read_async().unwrap().wait_into(&mut out).unwrap());
+        assert_eq!(out[n - 1], (n - 1) as f32);
+        // The host's share of an asynchronous read: starting it and copying out of the
+        // finished pixel buffer; the wait in between is time the host can spend elsewhere.
+        let mut host = Vec::with_capacity(7);
+        for _ in 0..8 {
+            let t = Instant::now();
+            let p = b.read_async().unwrap();
+            let started = t.elapsed();
+            while !p.is_ready().unwrap() {
+                std::hint::spin_loop();
+            }
+            let t = Instant::now();
+            p.wait_into(&mut out).unwrap();
+            host.push((started + t.elapsed()).as_secs_f64());
+        }
+        host.sort_by(|a, b| a.total_cmp(b));
         println!(
-            "{:>6} {:>12.2} {:>12.2} {:>12.2}",
+            "{:>6} {:>12.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
             format!("2^{e}"),
             gb / up,
             gb / down,
-            gb / asy
+            gb / asy,
+            gb / asy_into,
+            gb / host[4]
         );
     }
     Ok(())

@@ -283,17 +283,40 @@ impl PendingRead {
         Ok(gl.readback_ready(self.readback.as_ref().expect("live"), false))
     }
 
-    /// Waits for the data and returns it.
-    pub fn wait(mut self) -> Result<Vec<f32>> {
+    /// Waits for the data and returns it in a new vector.
+    pub fn wait(self) -> Result<Vec<f32>> {
         let mut out = vec![0.0; self.len];
+        self.wait_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Waits for the data and copies it into `out`, which must hold exactly the buffer's
+    /// length. Reusing one host vector saves the page faults of a fresh allocation, which
+    /// cost as much as the copy itself for large buffers.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0])?;
+    /// let mut host = vec![0.0; 3];
+    /// x.read_async()?.wait_into(&mut host)?;
+    /// assert_eq!(host, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn wait_into(mut self, out: &mut [f32]) -> Result<()> {
+        if out.len() != self.len {
+            return Err(Error::LengthMismatch {
+                what: "PendingRead::wait_into",
+                expected: self.len,
+                actual: out.len(),
+            });
+        }
         let gl = self.ctx.enter()?;
         let r = self.readback.take().expect("live");
         gl.readback_ready(&r, true);
-        let res = gl.finish_readback(&r, &mut out);
+        let res = gl.finish_readback(&r, out);
         self.ctx.give_pack_buffer(gl.end_readback(r));
         res?;
-        gl.check("finishing an asynchronous readback")?;
-        Ok(out)
+        gl.check("finishing an asynchronous readback")
     }
 }
 

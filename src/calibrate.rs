@@ -17,12 +17,22 @@ pub struct Ceilings {
     pub copy_gbps: f64,
     /// Texel bandwidth of a fragment reading four textures and writing one, GB/s.
     pub stream_gbps: f64,
+    /// Texel bandwidth of a fragment reading 16 texels of one texture and writing one, GB/s:
+    /// what the texture path delivers when the fragment rate is not the limit.
+    pub read_gbps: f64,
 }
 
 impl Ceilings {
-    /// The bandwidth ceiling: the better of the copy and the four-input stream.
+    /// The bandwidth ceiling: the best of the copy, the four-input stream and the read.
     pub fn bandwidth_gbps(&self) -> f64 {
-        self.copy_gbps.max(self.stream_gbps)
+        self.copy_gbps.max(self.stream_gbps).max(self.read_gbps)
+    }
+
+    /// Fragments per second (billions) that write one RGBA32F texel each, from the copy
+    /// (32 bytes per fragment). A kernel writing one output texel per fragment, like
+    /// saxpy, moves at most this many texels per second whatever its bandwidth.
+    pub fn fragment_grate(&self) -> f64 {
+        self.copy_gbps / 32.0
     }
 }
 
@@ -30,8 +40,9 @@ impl std::fmt::Display for Ceilings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "fragment FMA {:.1} GFLOP/s, fragment copy {:.1} GB/s, 4-input stream {:.1} GB/s",
-            self.fma_gflops, self.copy_gbps, self.stream_gbps
+            "fragment FMA {:.1} GFLOP/s, fragment copy {:.1} GB/s, 4-input stream {:.1} GB/s, \
+             16-texel read {:.1} GB/s",
+            self.fma_gflops, self.copy_gbps, self.stream_gbps, self.read_gbps
         )
     }
 }
@@ -117,6 +128,19 @@ impl Context {
             gl.draw(&[&dst], side, side);
             Ok(())
         })?;
+        let prog = inner.program(Kernel::CalibRead)?;
+        let rows = side / 16;
+        const READ_DRAWS: u32 = 4;
+        let read_time = best_time(self, 5, || {
+            let gl = inner.enter()?;
+            gl.use_program(&prog);
+            gl.set_texture(&prog, "src", 0, &src);
+            gl.set_i32(&prog, "rows", rows as i32);
+            for _ in 0..READ_DRAWS {
+                gl.draw(&[&dst], side, rows);
+            }
+            Ok(())
+        })?;
         inner.give_surface(src);
         inner.give_surface(dst);
         for s in extra {
@@ -127,11 +151,15 @@ impl Context {
         let bytes = side as f64 * side as f64 * 32.0;
         let copy_gbps = bytes / copy_time.as_secs_f64() / 1e9;
         let stream_gbps = bytes * 2.5 / stream_time.as_secs_f64() / 1e9;
+        // 16 texels read and 1 written per fragment, side * rows fragments per draw.
+        let read_bytes = READ_DRAWS as f64 * side as f64 * rows as f64 * 17.0 * 16.0;
+        let read_gbps = read_bytes / read_time.as_secs_f64() / 1e9;
         inner.enter()?.check("calibrate")?;
         Ok(Ceilings {
             fma_gflops,
             copy_gbps,
             stream_gbps,
+            read_gbps,
         })
     }
 }

@@ -78,6 +78,8 @@ pub(crate) enum Kernel {
     CalibCopy,
     /// Calibration: four-input streaming bandwidth.
     CalibStream,
+    /// Calibration: read bandwidth, 16 texels read per texel written.
+    CalibRead,
 }
 
 const VERTEX: &str = include_str!("../glsl/fullscreen.vert");
@@ -114,6 +116,7 @@ impl Kernel {
             Kernel::CalibFma => "calib_fma.frag",
             Kernel::CalibCopy => "calib_copy.frag",
             Kernel::CalibStream => "calib_stream.frag",
+            Kernel::CalibRead => "calib_read.frag",
         }
     }
 
@@ -150,6 +153,7 @@ impl Kernel {
             Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
             Kernel::CalibCopy => include_str!("../glsl/calib_copy.frag"),
             Kernel::CalibStream => include_str!("../glsl/calib_stream.frag"),
+            Kernel::CalibRead => include_str!("../glsl/calib_read.frag"),
         }
     }
 
@@ -275,4 +279,5 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::CalibFma,
     Kernel::CalibCopy,
     Kernel::CalibStream,
+    Kernel::CalibRead,
 ];

@@ -246,7 +246,28 @@ fn asynchronous_readback_returns_the_data_of_the_work_before_it() {
             let pending = y.read_async().unwrap();
             let got = pending.wait().unwrap();
             assert_same_slices(&format!("cap {cap} len {len}"), &got, &data);
+            // Into the caller's slice: the same data, whatever the slice held before.
+            let mut host = vec![f32::NAN; len];
+            y.read_async().unwrap().wait_into(&mut host).unwrap();
+            assert_same_slices(&format!("wait_into cap {cap} len {len}"), &host, &data);
         }
+        let x = ctx.upload(&[1.0, 2.0, 3.0]).unwrap();
+        let err = x
+            .read_async()
+            .unwrap()
+            .wait_into(&mut [0.0; 2])
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                fragblas::Error::LengthMismatch {
+                    expected: 3,
+                    actual: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
         // A readback dropped unwaited leaves nothing behind.
         let x = ctx.upload(&[1.0, 2.0]).unwrap();
         let p = x.read_async().unwrap();
