@@ -46,6 +46,9 @@ fn main() -> Result<(), fragblas::Error> {
         }
         println!("  {}", r.chosen.name());
     }
-    println!("GFLOP/s (percent of the fragment FMA ceiling); best of 2 runs after a warm-up.");
+    println!(
+        "GFLOP/s (percent of the fragment FMA ceiling); best of 2 runs after a warm-up, or one \
+         run from 2^32 multiply-adds (4096^3 and up)."
+    );
     Ok(())
 }

@@ -331,9 +331,24 @@ impl Tuner {
     }
 }
 
-/// Best of `reps` timings of an sgemm with `kernel`, after one untimed run (compiles the
-/// kernel and fills the scratch pool).
-#[allow(clippy::too_many_arguments)]
+/// Products of at least this many multiply-adds are timed once, without a warm-up run: one
+/// run takes long enough (0.1 s and more on the H100) that compiling the kernel and filling
+/// the scratch pool are noise, and a first sgemm of a large class should not cost many runs
+/// of every kernel.
+const SINGLE_RUN_WORK: usize = 1 << 32;
+
+/// How many timed runs a product gets and whether an untimed warm-up run comes first.
+fn runs_for(work: usize) -> (usize, bool) {
+    if work >= SINGLE_RUN_WORK {
+        (1, false)
+    } else {
+        (2, true)
+    }
+}
+
+/// Best time of an sgemm with `kernel`: for small and medium products best of 2 after one
+/// untimed run (which compiles the kernel and fills the scratch pool), for large ones a
+/// single run (see [`SINGLE_RUN_WORK`]).
 pub(crate) fn time_kernel(
     ctx: &Context,
     kernel: GemmKernel,
@@ -341,7 +356,6 @@ pub(crate) fn time_kernel(
     a: &crate::Buffer,
     b: &crate::Buffer,
     c: &mut crate::Buffer,
-    reps: usize,
 ) -> Result<Duration> {
     let t = |tr: bool| {
         if tr {
@@ -369,8 +383,11 @@ pub(crate) fn time_kernel(
             s.ldc as i32,
         )
     };
-    run(c)?;
-    ctx.finish()?;
+    let (reps, warm_up) = runs_for(s.m * s.n * s.k);
+    if warm_up {
+        run(c)?;
+        ctx.finish()?;
+    }
     let mut best = Duration::MAX;
     for _ in 0..reps {
         let start = Instant::now();
@@ -406,11 +423,10 @@ impl Context {
     /// anything): the cached choice for its class if the mode allows, else the default.
     pub fn sgemm_kernel_for(&self, m: usize, n: usize, k: usize) -> GemmKernel {
         let s = GemmShape::plain(m, n, k);
-        let runnable = crate::blas::gemm::candidates(self.info(), &s);
         self.inner
             .tuner
             .lookup(ShapeClass::of(m, n, k))
-            .filter(|k| runnable.contains(k))
+            .filter(|k| k.runs(self.info(), &s))
             .unwrap_or_else(|| crate::blas::gemm::default_kernel(self.info(), &s))
     }
 
@@ -465,7 +481,7 @@ impl Context {
         let candidates = crate::blas::gemm::candidates(self.info(), s);
         let mut timings = Vec::with_capacity(candidates.len());
         for &kernel in &candidates {
-            timings.push((kernel, time_kernel(self, kernel, s, a, b, c, 2)?));
+            timings.push((kernel, time_kernel(self, kernel, s, a, b, c)?));
         }
         let chosen = timings
             .iter()
@@ -532,6 +548,13 @@ mod tests {
         assert_eq!(Tuning::parse("force"), Some((Tuning::Force, false)));
         assert_eq!(Tuning::parse("clear"), Some((Tuning::Auto, true)));
         assert_eq!(Tuning::parse("sometimes"), None);
+    }
+
+    #[test]
+    fn large_products_are_timed_once() {
+        assert_eq!(runs_for(1 << 24), (2, true));
+        assert_eq!(runs_for((1 << 32) - 1), (2, true));
+        assert_eq!(runs_for(4096 * 4096 * 4096), (1, false));
     }
 
     #[test]

@@ -29,9 +29,14 @@ fn tuning_times_every_runnable_kernel_and_saves_the_fastest() {
     let r = ctx.tune_sgemm(96, 80, 72).unwrap();
     assert_eq!(r.class, ShapeClass::of(96, 80, 72));
     assert_eq!(r.shape, (96, 80, 72));
-    // llvmpipe runs every kernel; a small product also times the generic one.
+    // llvmpipe runs every kernel; a small product also times the generic one; Vec4 is left
+    // out where Mrt4 runs.
     let timed: Vec<GemmKernel> = r.timings.iter().map(|(k, _)| *k).collect();
-    assert_eq!(timed, GemmKernel::ALL.to_vec());
+    let want: Vec<GemmKernel> = GemmKernel::ALL
+        .into_iter()
+        .filter(|k| *k != GemmKernel::Vec4)
+        .collect();
+    assert_eq!(timed, want);
     let fastest = r.timings.iter().min_by_key(|(_, t)| *t).unwrap().0;
     assert_eq!(r.chosen, fastest);
     assert!(r.gflops(r.chosen).unwrap() > 0.0);
