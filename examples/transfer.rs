@@ -1,4 +1,6 @@
-//! Host <-> device transfer rates: upload (glTexSubImage2D from the caller's slice), blocking
+//! Host <-> device transfer rates: direct upload (glTexSubImage2D from the caller's slice,
+//! `Buffer::write_direct`), staged
+//! upload (through a pixel-unpack buffer, `Buffer::write_staged`), blocking
 //! download (glReadPixels into the caller's slice) and asynchronous download (pixel buffer +
 //! fence, then a mapped copy) into a new vector (`wait`) or into the caller's slice
 //! (`wait_into`), and the host's own share of an asynchronous read (start + copy-out, without
@@ -28,8 +30,8 @@ fn main() -> Result<(), fragblas::Error> {
     let ctx = fragblas::Context::new()?;
     println!("device: {}", ctx.info().renderer);
     println!(
-        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "floats", "upload GB/s", "read GB/s", "async GB/s", "async_into", "async host"
+        "{:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "floats", "upload GB/s", "staged", "read GB/s", "async GB/s", "async_into", "async host"
     );
     for e in (16..=max_log2).step_by(2) {
         let n = 1usize << e;
@@ -37,7 +39,11 @@ fn main() -> Result<(), fragblas::Error> {
         let mut b = ctx.upload(&data)?;
         let gb = (n * 4) as f64 / 1e9;
         let up = median(|| {
-            b.write(&data).unwrap();
+            b.write_direct(&data).unwrap();
+            ctx.finish().unwrap();
+        });
+        let staged = median(|| {
+            b.write_staged(&data).unwrap();
             ctx.finish().unwrap();
         });
         let mut out = vec![0.0f32; n];
@@ -65,9 +71,10 @@ fn main() -> Result<(), fragblas::Error> {
         }
         host.sort_by(|a, b| a.total_cmp(b));
         println!(
-            "{:>6} {:>12.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
+            "{:>6} {:>12.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2} {:>12.2}",
             format!("2^{e}"),
             gb / up,
+            gb / staged,
             gb / down,
             gb / asy,
             gb / asy_into,

@@ -128,8 +128,21 @@ impl Buffer {
         }
     }
 
-    /// Overwrites the whole buffer with `data`, which must hold exactly `len()` floats.
+    /// Overwrites the whole buffer with `data`, which must hold exactly `len()` floats:
+    /// staged through a pixel-unpack buffer on hardware devices ([`Buffer::write_staged`]),
+    /// straight from the slice on software ones ([`Buffer::write_direct`]).
     pub fn write(&mut self, data: &[f32]) -> Result<()> {
+        if self.ctx.is_software() {
+            self.write_direct(data)
+        } else {
+            self.write_staged(data)
+        }
+    }
+
+    /// [`Buffer::write`] straight from the caller's slice with `glTexSubImage2D` (the driver
+    /// copies it as it likes): the faster path on software devices, where there is no DMA
+    /// and staging adds a copy.
+    pub fn write_direct(&mut self, data: &[f32]) -> Result<()> {
         if data.len() != self.len() {
             return Err(Error::LengthMismatch {
                 what: "Buffer::write",
@@ -169,6 +182,65 @@ impl Buffer {
             gl.upload(s, whole as u32, rows as u32, 1, 1, &bounce);
         }
         gl.check("uploading a buffer")
+    }
+
+    /// [`Buffer::write`] staged through a pixel-unpack buffer: the data is copied into a GL
+    /// buffer object, at most [`STAGING_BYTES`] at a time, and the texture is filled from
+    /// there, so the driver can copy by DMA. `write` takes this path on hardware devices,
+    /// where it measured 2-3x faster (BENCHMARKS.md, "Transfers").
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let mut x = ctx.zeros(5)?;
+    /// x.write_staged(&[1.0, 2.0, 3.0, 4.0, 5.0])?;
+    /// assert_eq!(x.to_vec()?, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn write_staged(&mut self, data: &[f32]) -> Result<()> {
+        if data.len() != self.len() {
+            return Err(Error::LengthMismatch {
+                what: "Buffer::write_staged",
+                expected: self.len(),
+                actual: data.len(),
+            });
+        }
+        let l = self.layout;
+        let row = l.row_floats();
+        let (rows, rest) = l.split_rows(data.len());
+        let tail_texels = rest.div_ceil(FLOATS_PER_TEXEL);
+        // Whole rows in batches of at most STAGING_BYTES (at least one row), then the
+        // partial last row padded to whole texels.
+        let batch = (STAGING_BYTES / (row * 4)).max(1);
+        let mut pieces: Vec<(usize, u32, u32, u32)> = (0..rows)
+            .step_by(batch)
+            .map(|r| (r * row, r as u32, l.width, batch.min(rows - r) as u32))
+            .collect();
+        if tail_texels > 0 {
+            pieces.push((rows * row, rows as u32, tail_texels as u32, 1));
+        }
+        let largest = pieces
+            .iter()
+            .map(|&(_, _, w, h)| w as usize * h as usize * FLOATS_PER_TEXEL)
+            .max()
+            .unwrap_or(0);
+        let pb = self.ctx.take_unpack_buffer(largest * 4)?;
+        let gl = self.ctx.enter()?;
+        let s = self.surface.as_ref().expect("live");
+        let mut staged = Ok(());
+        for &(start, y, w, h) in &pieces {
+            let floats = w as usize * h as usize * FLOATS_PER_TEXEL;
+            let end = (start + floats).min(data.len());
+            // Each stage discards the buffer's old contents, so the driver hands out fresh
+            // memory while the previous piece's upload may still read the old.
+            staged = gl.stage(&pb, &data[start..end], floats);
+            if staged.is_err() {
+                break;
+            }
+            gl.upload_from(&pb, 0, s, 0, y, w, h);
+        }
+        self.ctx.give_unpack_buffer(pb);
+        staged?;
+        gl.check("uploading a buffer through a pixel-unpack buffer")
     }
 
     /// Copies the first `out.len()` floats into `out` (a prefix, or the whole buffer).
@@ -268,6 +340,10 @@ impl Drop for Buffer {
         }
     }
 }
+
+/// Bytes a staged upload copies through its pixel-unpack buffer at a time (the buffer is
+/// kept per context for the next upload).
+pub const STAGING_BYTES: usize = 32 << 20;
 
 /// A device-to-host copy in flight (see [`Buffer::read_async`]).
 pub struct PendingRead {

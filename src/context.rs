@@ -117,6 +117,8 @@ pub(crate) struct Inner {
     pack_buffers: RefCell<Vec<PackBuffer>>,
     /// The uniform-block buffer of the last strip sgemm, kept for the next one.
     block_buffer: RefCell<Option<BlockBuffer>>,
+    /// The pixel-unpack buffer of the last staged upload, kept for the next one.
+    unpack_buffer: RefCell<Option<PackBuffer>>,
     /// sgemm kernel choices per shape class.
     pub(crate) tuner: Tuner,
 }
@@ -225,6 +227,7 @@ impl Context {
             pool: RefCell::new(Pool::default()),
             pack_buffers: RefCell::new(Vec::new()),
             block_buffer: RefCell::new(None),
+            unpack_buffer: RefCell::new(None),
             tuner,
         };
         inner.gl.check("context creation")?;
@@ -301,6 +304,9 @@ impl Context {
         if let Some(bb) = self.inner.block_buffer.borrow_mut().take() {
             gl.delete_block_buffer(bb);
         }
+        if let Some(pb) = self.inner.unpack_buffer.borrow_mut().take() {
+            gl.delete_pack_buffer(pb);
+        }
         Ok(())
     }
 
@@ -324,6 +330,10 @@ impl Inner {
             CURRENT.with(|c| c.set(self.id));
         }
         Ok(&self.gl)
+    }
+
+    pub(crate) fn is_software(&self) -> bool {
+        self.info.software
     }
 
     pub(crate) fn info_max_texture(&self) -> u32 {
@@ -416,6 +426,28 @@ impl Inner {
         }
     }
 
+    /// A pixel-unpack buffer of at least `bytes` bytes: the kept one if it is large enough.
+    pub(crate) fn take_unpack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+        let gl = self.enter()?;
+        match self.unpack_buffer.borrow_mut().take() {
+            Some(pb) if pb.capacity >= bytes => Ok(pb),
+            old => {
+                if let Some(pb) = old {
+                    gl.delete_pack_buffer(pb);
+                }
+                gl.create_unpack_buffer(bytes)
+            }
+        }
+    }
+
+    /// Keeps a pixel-unpack buffer for the next staged upload.
+    pub(crate) fn give_unpack_buffer(&self, pb: PackBuffer) {
+        let Ok(gl) = self.enter() else { return };
+        if let Some(old) = self.unpack_buffer.borrow_mut().replace(pb) {
+            gl.delete_pack_buffer(old);
+        }
+    }
+
     /// Frees a surface now.
     pub(crate) fn free_surface(&self, s: Surface) {
         if self.enter().is_ok() {
@@ -433,6 +465,9 @@ impl Drop for Inner {
             }
             if let Some(bb) = self.block_buffer.get_mut().take() {
                 self.gl.delete_block_buffer(bb);
+            }
+            if let Some(pb) = self.unpack_buffer.get_mut().take() {
+                self.gl.delete_pack_buffer(pb);
             }
             for (_, p) in self.programs.get_mut().drain() {
                 if let Ok(p) = Rc::try_unwrap(p) {

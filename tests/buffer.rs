@@ -233,6 +233,44 @@ fn the_api_variable_is_honoured() {
 }
 
 #[test]
+fn staged_writes_round_trip_like_plain_ones() {
+    for cap in [3u32, 8192] {
+        let ctx = small_cap_ctx(cap);
+        let mut r = rng(78);
+        for len in [1usize, 3, 4, 5, 11, 12, 13, 1000, 65537] {
+            let mut b = ctx.upload(&reals(&mut r, len)).unwrap();
+            let data = reals(&mut r, len);
+            b.write_staged(&data).unwrap();
+            assert_same_slices(&format!("cap {cap} len {len}"), &b.to_vec().unwrap(), &data);
+            // A second staged write reuses the unpack buffer; a plain write after it still
+            // reads client memory.
+            let again = reals(&mut r, len);
+            b.write_staged(&again).unwrap();
+            assert_same_slices(&format!("again {cap} {len}"), &b.to_vec().unwrap(), &again);
+            b.write_direct(&data).unwrap();
+            assert_same_slices(&format!("direct {cap} {len}"), &b.to_vec().unwrap(), &data);
+            b.write(&again).unwrap();
+            assert_same_slices(&format!("write {cap} {len}"), &b.to_vec().unwrap(), &again);
+        }
+        // More than one staging batch: whole rows in two pieces, then the partial row (the
+        // narrow context cannot hold that many floats).
+        let len = fragblas::buffer::STAGING_BYTES / 2 + 12_345;
+        if len <= ctx.max_buffer_len() {
+            let data = reals(&mut r, len);
+            let mut b = ctx.zeros(len).unwrap();
+            b.write_staged(&data).unwrap();
+            assert_same_slices(&format!("batched cap {cap}"), &b.to_vec().unwrap(), &data);
+        }
+        let mut b = ctx.zeros(3).unwrap();
+        let err = b.write_staged(&[1.0; 4]).unwrap_err();
+        assert!(
+            matches!(err, fragblas::Error::LengthMismatch { .. }),
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn asynchronous_readback_returns_the_data_of_the_work_before_it() {
     for cap in [3u32, 8192] {
         let ctx = small_cap_ctx(cap);

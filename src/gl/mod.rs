@@ -24,7 +24,7 @@ pub(crate) struct Surface {
     pub height: u32,
 }
 
-/// A GL buffer that pixel readbacks are written into.
+/// A GL buffer that pixel readbacks are written into, or staged uploads read from.
 #[derive(Debug)]
 pub(crate) struct PackBuffer {
     buffer: glow::Buffer,
@@ -284,8 +284,100 @@ impl Gl {
         }
     }
 
+    /// A pixel-unpack buffer of at least `bytes` bytes, for staged uploads (the same buffer
+    /// type as a pack buffer, with a usage hint for host writes).
+    pub(crate) fn create_unpack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+        self.create_pixel_buffer(bytes, glow::STREAM_DRAW)
+    }
+
+    /// Copies `data` into the start of `pb` through a mapping that discards the old
+    /// contents, then zeros up to `padded_len` floats; the GPU then uploads from it with
+    /// [`Gl::upload_from`].
+    pub(crate) fn stage(&self, pb: &PackBuffer, data: &[f32], padded_len: usize) -> Result<()> {
+        assert!(padded_len >= data.len() && padded_len * 4 <= pb.capacity);
+        if padded_len == 0 {
+            return Ok(());
+        }
+        // SAFETY: the mapping covers padded_len floats of the buffer (inside its capacity,
+        // asserted); it is written only while mapped, then unmapped and unbound. The old
+        // contents are invalidated, so a pending upload from them is not disturbed.
+        unsafe {
+            self.gl
+                .bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pb.buffer));
+            let ptr = self.gl.map_buffer_range(
+                glow::PIXEL_UNPACK_BUFFER,
+                0,
+                (padded_len * 4) as i32,
+                glow::MAP_WRITE_BIT | glow::MAP_INVALIDATE_BUFFER_BIT,
+            ) as *mut f32;
+            if ptr.is_null() {
+                self.gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+                return Err(Error::Gl {
+                    operation: "mapping a pixel-unpack buffer",
+                    code: self.gl.get_error(),
+                });
+            }
+            std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len());
+            std::ptr::write_bytes(ptr.add(data.len()), 0, padded_len - data.len());
+            self.gl.unmap_buffer(glow::PIXEL_UNPACK_BUFFER);
+            self.gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+        }
+        Ok(())
+    }
+
+    /// Uploads the `w` x `h` rectangle at (x, y) of `s` from `pb`, starting `offset` bytes
+    /// into it (texels row after row, as [`Gl::stage`] wrote them).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn upload_from(
+        &self,
+        pb: &PackBuffer,
+        offset: usize,
+        s: &Surface,
+        x: u32,
+        y: u32,
+        w: u32,
+        h: u32,
+    ) {
+        assert!(
+            x + w <= s.width && y + h <= s.height,
+            "upload rectangle outside the texture"
+        );
+        assert!(
+            offset + w as usize * h as usize * 16 <= pb.capacity,
+            "upload past the buffer"
+        );
+        if w == 0 || h == 0 {
+            return;
+        }
+        // SAFETY: the texels GL reads lie inside the bound buffer (asserted), the rectangle
+        // inside the texture; the buffer is unbound afterwards so that later client-memory
+        // uploads read client memory.
+        unsafe {
+            self.gl
+                .bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pb.buffer));
+            self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
+            self.gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                x as i32,
+                y as i32,
+                w as i32,
+                h as i32,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelUnpackData::BufferOffset(offset as u32),
+            );
+            self.gl.bind_texture(glow::TEXTURE_2D, None);
+            self.gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+        }
+    }
+
     /// A pixel-pack buffer of at least `bytes` bytes, for asynchronous readbacks.
     pub(crate) fn create_pack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+        self.create_pixel_buffer(bytes, glow::STREAM_READ)
+    }
+
+    fn create_pixel_buffer(&self, bytes: usize, usage: u32) -> Result<PackBuffer> {
         let size = i32::try_from(bytes.max(16)).map_err(|_| {
             Error::Unsupported(format!(
                 "an asynchronous readback of {bytes} bytes exceeds one pixel buffer (2 GiB)"
@@ -296,7 +388,7 @@ impl Gl {
             let buffer = self.gl.create_buffer().map_err(Error::Context)?;
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
             self.gl
-                .buffer_data_size(glow::PIXEL_PACK_BUFFER, size, glow::STREAM_READ);
+                .buffer_data_size(glow::PIXEL_PACK_BUFFER, size, usage);
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
             Ok(PackBuffer {
                 buffer,
