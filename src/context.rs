@@ -9,7 +9,7 @@ use std::rc::Rc;
 use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
-use crate::gl::{BlockBuffer, Gl, PackBuffer, Program, Surface};
+use crate::gl::{Gl, GlBuffer, Program, Surface};
 use crate::kernels::{Kernel, PRELUDE_GL33, PRELUDE_GLES30};
 use crate::layout::TexLayout;
 use crate::tune::{Tuner, Tuning, TUNE_ENV};
@@ -114,11 +114,11 @@ pub(crate) struct Inner {
     programs: RefCell<HashMap<Kernel, Rc<Program>>>,
     pool: RefCell<Pool>,
     /// Pixel-pack buffers of finished asynchronous readbacks, kept for the next ones.
-    pack_buffers: RefCell<Vec<PackBuffer>>,
+    pack_buffers: RefCell<Vec<GlBuffer>>,
     /// The uniform-block buffer of the last strip sgemm, kept for the next one.
-    block_buffer: RefCell<Option<BlockBuffer>>,
+    block_buffer: RefCell<Option<GlBuffer>>,
     /// The pixel-unpack buffer of the last staged upload, kept for the next one.
-    unpack_buffer: RefCell<Option<PackBuffer>>,
+    unpack_buffer: RefCell<Option<GlBuffer>>,
     /// sgemm kernel choices per shape class.
     pub(crate) tuner: Tuner,
 }
@@ -299,13 +299,13 @@ impl Context {
         let gl = self.inner.enter()?;
         self.inner.pool.borrow_mut().clear(gl);
         for pb in self.inner.pack_buffers.borrow_mut().drain(..) {
-            gl.delete_pack_buffer(pb);
+            gl.delete_buffer(pb);
         }
         if let Some(bb) = self.inner.block_buffer.borrow_mut().take() {
-            gl.delete_block_buffer(bb);
+            gl.delete_buffer(bb);
         }
         if let Some(pb) = self.inner.unpack_buffer.borrow_mut().take() {
-            gl.delete_pack_buffer(pb);
+            gl.delete_buffer(pb);
         }
         Ok(())
     }
@@ -384,7 +384,7 @@ impl Inner {
     }
 
     /// A pixel-pack buffer of at least `bytes` bytes: a kept one if it is large enough.
-    pub(crate) fn take_pack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+    pub(crate) fn take_pack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
         let gl = self.enter()?;
         let mut kept = self.pack_buffers.borrow_mut();
         if let Some(i) = kept.iter().position(|pb| pb.capacity >= bytes) {
@@ -395,57 +395,61 @@ impl Inner {
 
     /// Keeps a pack buffer for reuse: the two most recent, since allocating one (pinned host
     /// memory on some drivers) costs more than the readback itself.
-    pub(crate) fn give_pack_buffer(&self, pb: PackBuffer) {
+    pub(crate) fn give_pack_buffer(&self, pb: GlBuffer) {
         let Ok(gl) = self.enter() else { return };
         let mut kept = self.pack_buffers.borrow_mut();
         kept.push(pb);
         while kept.len() > 2 {
-            gl.delete_pack_buffer(kept.remove(0));
+            gl.delete_buffer(kept.remove(0));
         }
     }
 
-    /// A uniform-block buffer of at least `bytes` bytes: the kept one if it is large enough.
-    pub(crate) fn take_block_buffer(&self, bytes: usize) -> Result<BlockBuffer> {
+    /// A GL buffer of at least `bytes` bytes from a one-buffer `slot`: the kept one if it is
+    /// large enough, else a new one from `create`.
+    fn take_kept(
+        &self,
+        slot: &RefCell<Option<GlBuffer>>,
+        bytes: usize,
+        create: fn(&Gl, usize) -> Result<GlBuffer>,
+    ) -> Result<GlBuffer> {
         let gl = self.enter()?;
-        match self.block_buffer.borrow_mut().take() {
-            Some(bb) if bb.capacity >= bytes => Ok(bb),
+        match slot.borrow_mut().take() {
+            Some(b) if b.capacity >= bytes => Ok(b),
             old => {
-                if let Some(bb) = old {
-                    gl.delete_block_buffer(bb);
+                if let Some(b) = old {
+                    gl.delete_buffer(b);
                 }
-                gl.create_block_buffer(bytes)
+                create(gl, bytes)
             }
         }
+    }
+
+    /// Keeps `b` in a one-buffer `slot` for the next use, freeing what was there.
+    fn keep(&self, slot: &RefCell<Option<GlBuffer>>, b: GlBuffer) {
+        let Ok(gl) = self.enter() else { return };
+        if let Some(old) = slot.borrow_mut().replace(b) {
+            gl.delete_buffer(old);
+        }
+    }
+
+    /// A uniform-block buffer of at least `bytes` bytes.
+    pub(crate) fn take_block_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        self.take_kept(&self.block_buffer, bytes, Gl::create_block_buffer)
     }
 
     /// Keeps a uniform-block buffer for the next strip sgemm.
-    pub(crate) fn give_block_buffer(&self, bb: BlockBuffer) {
-        let Ok(gl) = self.enter() else { return };
-        if let Some(old) = self.block_buffer.borrow_mut().replace(bb) {
-            gl.delete_block_buffer(old);
-        }
+    pub(crate) fn give_block_buffer(&self, b: GlBuffer) {
+        self.keep(&self.block_buffer, b);
     }
 
-    /// A pixel-unpack buffer of at least `bytes` bytes: the kept one if it is large enough.
-    pub(crate) fn take_unpack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
-        let gl = self.enter()?;
-        match self.unpack_buffer.borrow_mut().take() {
-            Some(pb) if pb.capacity >= bytes => Ok(pb),
-            old => {
-                if let Some(pb) = old {
-                    gl.delete_pack_buffer(pb);
-                }
-                gl.create_unpack_buffer(bytes)
-            }
-        }
+    /// A pixel-unpack buffer of at least `bytes` bytes.
+    pub(crate) fn take_unpack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        self.take_kept(&self.unpack_buffer, bytes, Gl::create_unpack_buffer)
     }
 
     /// Keeps a pixel-unpack buffer for the next staged upload.
-    pub(crate) fn give_unpack_buffer(&self, pb: PackBuffer) {
-        let Ok(gl) = self.enter() else { return };
-        if let Some(old) = self.unpack_buffer.borrow_mut().replace(pb) {
-            gl.delete_pack_buffer(old);
-        }
+    pub(crate) fn give_unpack_buffer(&self, b: GlBuffer) {
+        self.keep(&self.unpack_buffer, b);
     }
 
     /// Frees a surface now.
@@ -461,13 +465,13 @@ impl Drop for Inner {
         if self.enter().is_ok() {
             self.pool.get_mut().clear(&self.gl);
             for pb in self.pack_buffers.get_mut().drain(..) {
-                self.gl.delete_pack_buffer(pb);
+                self.gl.delete_buffer(pb);
             }
             if let Some(bb) = self.block_buffer.get_mut().take() {
-                self.gl.delete_block_buffer(bb);
+                self.gl.delete_buffer(bb);
             }
             if let Some(pb) = self.unpack_buffer.get_mut().take() {
-                self.gl.delete_pack_buffer(pb);
+                self.gl.delete_buffer(pb);
             }
             for (_, p) in self.programs.get_mut().drain() {
                 if let Ok(p) = Rc::try_unwrap(p) {

@@ -4,13 +4,44 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{cpu_gemm, ints, rng};
-use fragblas::{Context, ContextOptions, GemmKernel, Layout, ShapeClass, Transpose, Tuning};
+use fragblas::{
+    Buffer, Context, ContextOptions, GemmKernel, Layout, ShapeClass, Transpose, Tuning,
+};
 
 /// A fresh cache directory for one test.
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("fragblas-tune-{name}-{}", std::process::id()));
     std::fs::remove_dir_all(&d).ok();
     d
+}
+
+/// C := A * B, column-major, no transposes, tight leading dimensions, through `Auto`.
+fn plain_sgemm(
+    ctx: &Context,
+    (m, n, k): (usize, usize, usize),
+    a: &Buffer,
+    b: &Buffer,
+    c: &mut Buffer,
+) {
+    let nt = Transpose::NoTrans;
+    let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+    ctx.sgemm(
+        Layout::ColMajor,
+        nt,
+        nt,
+        mi,
+        ni,
+        ki,
+        1.0,
+        a,
+        mi,
+        b,
+        ki,
+        0.0,
+        c,
+        mi,
+    )
+    .unwrap();
 }
 
 fn context(tuning: Tuning, dir: &Path) -> Context {
@@ -110,23 +141,7 @@ fn modes_decide_whether_the_cache_is_read_and_calls_are_timed() {
     let mut gc = ctx.zeros(m * n).unwrap();
     let nt = Transpose::NoTrans;
     let (mi, ni, ki) = (m as i32, n as i32, k as i32);
-    ctx.sgemm(
-        Layout::ColMajor,
-        nt,
-        nt,
-        mi,
-        ni,
-        ki,
-        1.0,
-        &ga,
-        mi,
-        &gb,
-        ki,
-        0.0,
-        &mut gc,
-        mi,
-    )
-    .unwrap();
+    plain_sgemm(&ctx, (m, n, k), &ga, &gb, &mut gc);
     let measured = ctx.sgemm_kernel_for(m, n, k);
     let after = std::fs::read_to_string(&file).unwrap();
     let line = format!("m{} n{} k{} {}", class.m, class.n, class.k, measured.name());
@@ -166,25 +181,7 @@ fn auto_mode_times_a_large_enough_call_once_and_small_ones_never() {
         let a = ctx.upload(&vec![0.5; m * k]).unwrap();
         let b = ctx.upload(&vec![0.25; k * n]).unwrap();
         let mut c = ctx.zeros(m * n).unwrap();
-        let nt = Transpose::NoTrans;
-        let (mi, ni, ki) = (m as i32, n as i32, k as i32);
-        ctx.sgemm(
-            Layout::ColMajor,
-            nt,
-            nt,
-            mi,
-            ni,
-            ki,
-            1.0,
-            &a,
-            mi,
-            &b,
-            ki,
-            0.0,
-            &mut c,
-            mi,
-        )
-        .unwrap();
+        plain_sgemm(&ctx, (m, n, k), &a, &b, &mut c);
         // 0.5 * 0.25 * k is exact.
         assert!(c.to_vec().unwrap().iter().all(|v| *v == 0.125 * k as f32));
     };

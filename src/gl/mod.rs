@@ -24,17 +24,10 @@ pub(crate) struct Surface {
     pub height: u32,
 }
 
-/// A GL buffer that pixel readbacks are written into, or staged uploads read from.
+/// A GL buffer object: pixel readbacks are written into one, staged uploads read from one,
+/// and the strip sgemm kernels read one as uniform blocks.
 #[derive(Debug)]
-pub(crate) struct PackBuffer {
-    buffer: glow::Buffer,
-    pub capacity: usize,
-}
-
-/// A GL buffer object that a texture is copied into on the GPU and that kernels then read as
-/// uniform blocks.
-#[derive(Debug)]
-pub(crate) struct BlockBuffer {
+pub(crate) struct GlBuffer {
     buffer: glow::Buffer,
     pub capacity: usize,
 }
@@ -45,7 +38,7 @@ pub(crate) type Rect = (u32, u32, u32, u32);
 /// A pixel-pack buffer being filled by the GPU, and the fence that says when it is done.
 #[derive(Debug)]
 pub(crate) struct Readback {
-    pb: PackBuffer,
+    pb: GlBuffer,
     fence: glow::Fence,
     bytes: usize,
 }
@@ -237,8 +230,22 @@ impl Gl {
         if w == 0 || h == 0 {
             return;
         }
-        // SAFETY: `data` holds exactly the w*h RGBA float texels GL reads (asserted above,
-        // with UNPACK_ALIGNMENT 4 and no row length set), and the rectangle is inside the texture.
+        let pixels = glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(data)));
+        // SAFETY: no unpack buffer is bound (every binder unbinds), `data` holds exactly the
+        // w*h RGBA float texels GL reads (asserted above, with UNPACK_ALIGNMENT 4 and no row
+        // length set), and the rectangle is inside the texture (asserted).
+        unsafe { self.tex_sub_image(s, (x, y, w, h), pixels) }
+    }
+
+    /// `glTexSubImage2D` of RGBA floats into the rectangle `r` of `s`.
+    ///
+    /// # Safety
+    /// The source must hold the rectangle's texels: a client slice with no unpack buffer
+    /// bound, or an offset into the bound unpack buffer; the rectangle must lie inside the
+    /// texture.
+    unsafe fn tex_sub_image(&self, s: &Surface, r: Rect, pixels: glow::PixelUnpackData) {
+        let (x, y, w, h) = r;
+        // SAFETY: the caller's guarantees above; the texture is unbound afterwards.
         unsafe {
             self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
             self.gl.tex_sub_image_2d(
@@ -250,7 +257,7 @@ impl Gl {
                 h as i32,
                 glow::RGBA,
                 glow::FLOAT,
-                glow::PixelUnpackData::Slice(Some(bytemuck::cast_slice(data))),
+                pixels,
             );
             self.gl.bind_texture(glow::TEXTURE_2D, None);
         }
@@ -286,14 +293,14 @@ impl Gl {
 
     /// A pixel-unpack buffer of at least `bytes` bytes, for staged uploads (the same buffer
     /// type as a pack buffer, with a usage hint for host writes).
-    pub(crate) fn create_unpack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+    pub(crate) fn create_unpack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
         self.create_pixel_buffer(bytes, glow::STREAM_DRAW)
     }
 
     /// Copies `data` into the start of `pb` through a mapping that discards the old
     /// contents, then zeros up to `padded_len` floats; the GPU then uploads from it with
     /// [`Gl::upload_from`].
-    pub(crate) fn stage(&self, pb: &PackBuffer, data: &[f32], padded_len: usize) -> Result<()> {
+    pub(crate) fn stage(&self, pb: &GlBuffer, data: &[f32], padded_len: usize) -> Result<()> {
         assert!(padded_len >= data.len() && padded_len * 4 <= pb.capacity);
         if padded_len == 0 {
             return Ok(());
@@ -330,7 +337,7 @@ impl Gl {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn upload_from(
         &self,
-        pb: &PackBuffer,
+        pb: &GlBuffer,
         offset: usize,
         s: &Surface,
         x: u32,
@@ -349,39 +356,26 @@ impl Gl {
         if w == 0 || h == 0 {
             return;
         }
-        // SAFETY: the texels GL reads lie inside the bound buffer (asserted), the rectangle
-        // inside the texture; the buffer is unbound afterwards so that later client-memory
-        // uploads read client memory.
+        let pixels = glow::PixelUnpackData::BufferOffset(offset as u32);
+        // SAFETY: `pb` is a live buffer of this context, bound as the unpack source; the
+        // texels GL reads lie inside it and the rectangle inside the texture (both asserted);
+        // it is unbound afterwards so that later client-memory uploads read client memory.
         unsafe {
             self.gl
                 .bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pb.buffer));
-            self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
-            self.gl.tex_sub_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                x as i32,
-                y as i32,
-                w as i32,
-                h as i32,
-                glow::RGBA,
-                glow::FLOAT,
-                glow::PixelUnpackData::BufferOffset(offset as u32),
-            );
-            self.gl.bind_texture(glow::TEXTURE_2D, None);
+            self.tex_sub_image(s, (x, y, w, h), pixels);
             self.gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
         }
     }
 
     /// A pixel-pack buffer of at least `bytes` bytes, for asynchronous readbacks.
-    pub(crate) fn create_pack_buffer(&self, bytes: usize) -> Result<PackBuffer> {
+    pub(crate) fn create_pack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
         self.create_pixel_buffer(bytes, glow::STREAM_READ)
     }
 
-    fn create_pixel_buffer(&self, bytes: usize, usage: u32) -> Result<PackBuffer> {
+    fn create_pixel_buffer(&self, bytes: usize, usage: u32) -> Result<GlBuffer> {
         let size = i32::try_from(bytes.max(16)).map_err(|_| {
-            Error::Unsupported(format!(
-                "an asynchronous readback of {bytes} bytes exceeds one pixel buffer (2 GiB)"
-            ))
+            Error::Unsupported(format!("a GL buffer of {bytes} bytes exceeds 2 GiB"))
         })?;
         // SAFETY: current context; the buffer is allocated without host data and unbound.
         unsafe {
@@ -390,48 +384,32 @@ impl Gl {
             self.gl
                 .buffer_data_size(glow::PIXEL_PACK_BUFFER, size, usage);
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
-            Ok(PackBuffer {
+            Ok(GlBuffer {
                 buffer,
                 capacity: size as usize,
             })
         }
     }
 
-    /// Frees a pixel-pack buffer.
-    pub(crate) fn delete_pack_buffer(&self, pb: PackBuffer) {
+    /// Frees a GL buffer.
+    pub(crate) fn delete_buffer(&self, pb: GlBuffer) {
         // SAFETY: created by this context, deleted once (by value).
         unsafe { self.gl.delete_buffer(pb.buffer) }
     }
 
     /// Starts an asynchronous readback of the first `h` rows (of `s.width` texels) into
     /// `pb` and fences it; nothing waits here.
-    pub(crate) fn start_readback(&self, s: &Surface, h: u32, pb: PackBuffer) -> Result<Readback> {
+    pub(crate) fn start_readback(&self, s: &Surface, h: u32, pb: GlBuffer) -> Result<Readback> {
         assert!(h <= s.height, "readback rows outside the texture");
         let bytes = s.width as usize * h as usize * 16;
         assert!(bytes <= pb.capacity, "pack buffer too small");
-        // SAFETY: the pack buffer has room for the w*h RGBA float texels read_pixels writes
-        // into it (asserted above, PACK_ALIGNMENT 4); it is unbound afterwards so later
-        // client-memory readbacks are unaffected.
+        self.read_rows_into(s, h, pb.buffer);
+        // SAFETY: a fence on the current context, deleted with the readback (or here).
         unsafe {
-            self.gl
-                .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(pb.buffer));
-            self.gl
-                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
-            self.gl.read_pixels(
-                0,
-                0,
-                s.width as i32,
-                h as i32,
-                glow::RGBA,
-                glow::FLOAT,
-                glow::PixelPackData::BufferOffset(0),
-            );
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
-            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
             let fence = match self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) {
                 Ok(f) => f,
                 Err(e) => {
-                    self.delete_pack_buffer(pb);
+                    self.delete_buffer(pb);
                     return Err(Error::Context(e));
                 }
             };
@@ -492,57 +470,41 @@ impl Gl {
     }
 
     /// Frees a readback's fence and hands its pack buffer back for reuse.
-    pub(crate) fn end_readback(&self, r: Readback) -> PackBuffer {
+    pub(crate) fn end_readback(&self, r: Readback) -> GlBuffer {
         // SAFETY: the fence belongs to this context and is deleted once (by value).
         unsafe { self.gl.delete_sync(r.fence) };
         r.pb
     }
 
-    /// A buffer object of `bytes` bytes for uniform blocks, allocated without host data.
-    pub(crate) fn create_block_buffer(&self, bytes: usize) -> Result<BlockBuffer> {
-        let size = i32::try_from(bytes.max(16)).map_err(|_| {
-            Error::Unsupported(format!(
-                "a uniform-block buffer of {bytes} bytes exceeds one GL buffer (2 GiB)"
-            ))
-        })?;
-        // SAFETY: current context; the buffer is allocated without host data and unbound.
-        unsafe {
-            let buffer = self.gl.create_buffer().map_err(Error::Context)?;
-            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
-            self.gl
-                .buffer_data_size(glow::PIXEL_PACK_BUFFER, size, glow::DYNAMIC_COPY);
-            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
-            Ok(BlockBuffer {
-                buffer,
-                capacity: size as usize,
-            })
-        }
-    }
-
-    /// Frees a uniform-block buffer.
-    pub(crate) fn delete_block_buffer(&self, bb: BlockBuffer) {
-        // SAFETY: created by this context, deleted once (by value).
-        unsafe { self.gl.delete_buffer(bb.buffer) }
+    /// A buffer object of `bytes` bytes for uniform blocks, filled on the GPU.
+    pub(crate) fn create_block_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        self.create_pixel_buffer(bytes, glow::DYNAMIC_COPY)
     }
 
     /// Copies the whole of `s` into the start of `bb` on the GPU, row after row (texel
     /// (x, y) lands at byte 16 * (y * width + x)); nothing waits on the host.
-    pub(crate) fn copy_to_block_buffer(&self, s: &Surface, bb: &BlockBuffer) {
+    pub(crate) fn copy_to_block_buffer(&self, s: &Surface, bb: &GlBuffer) {
         let bytes = s.width as usize * s.height as usize * 16;
         assert!(bytes <= bb.capacity, "uniform-block buffer too small");
-        // SAFETY: the buffer has room for every texel read_pixels writes (asserted above,
-        // PACK_ALIGNMENT 4); it is unbound from the pack target afterwards so later
-        // client-memory readbacks are unaffected.
+        self.read_rows_into(s, s.height, bb.buffer);
+    }
+
+    /// Copies the first `h` rows of `s` into the start of `buffer` on the GPU
+    /// (`glReadPixels` into a bound pixel-pack buffer). Callers check that the buffer holds
+    /// `16 * s.width * h` bytes.
+    fn read_rows_into(&self, s: &Surface, h: u32, buffer: glow::Buffer) {
+        // SAFETY: the buffer has room for the w*h RGBA float texels read_pixels writes into
+        // it (checked by the callers, PACK_ALIGNMENT 4); it is unbound from the pack target
+        // afterwards so later client-memory readbacks are unaffected.
         unsafe {
-            self.gl
-                .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(bb.buffer));
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
             self.gl
                 .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
             self.gl.read_pixels(
                 0,
                 0,
                 s.width as i32,
-                s.height as i32,
+                h as i32,
                 glow::RGBA,
                 glow::FLOAT,
                 glow::PixelPackData::BufferOffset(0),
@@ -553,13 +515,7 @@ impl Gl {
     }
 
     /// Points uniform-block binding `binding` at `size` bytes of `bb` from `offset`.
-    pub(crate) fn bind_block_range(
-        &self,
-        binding: u32,
-        bb: &BlockBuffer,
-        offset: usize,
-        size: usize,
-    ) {
+    pub(crate) fn bind_block_range(&self, binding: u32, bb: &GlBuffer, offset: usize, size: usize) {
         assert!(
             offset + size <= bb.capacity,
             "uniform block range outside its buffer"
