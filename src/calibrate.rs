@@ -31,7 +31,7 @@ impl Ceilings {
     /// Fragments per second (billions) that write one RGBA32F texel each, from the copy
     /// (32 bytes per fragment). A kernel writing one output texel per fragment, like
     /// saxpy, moves at most this many texels per second whatever its bandwidth.
-    pub fn fragment_grate(&self) -> f64 {
+    pub fn fragments_per_ns(&self) -> f64 {
         self.copy_gbps / 32.0
     }
 }
@@ -41,8 +41,12 @@ impl std::fmt::Display for Ceilings {
         write!(
             f,
             "fragment FMA {:.1} GFLOP/s, fragment copy {:.1} GB/s, 4-input stream {:.1} GB/s, \
-             16-texel read {:.1} GB/s",
-            self.fma_gflops, self.copy_gbps, self.stream_gbps, self.read_gbps
+             16-texel read {:.1} GB/s, fragment rate {:.2} G/s",
+            self.fma_gflops,
+            self.copy_gbps,
+            self.stream_gbps,
+            self.read_gbps,
+            self.fragments_per_ns()
         )
     }
 }
@@ -161,5 +165,31 @@ impl Context {
             stream_gbps,
             read_gbps,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ceilings;
+
+    #[test]
+    fn bandwidth_is_the_best_of_three_and_the_fragment_rate_comes_from_the_copy() {
+        let c = Ceilings {
+            fma_gflops: 1700.0,
+            copy_gbps: 112.0,
+            stream_gbps: 280.0,
+            read_gbps: 410.0,
+        };
+        assert_eq!(c.bandwidth_gbps(), 410.0);
+        assert_eq!(
+            Ceilings {
+                read_gbps: 1.0,
+                ..c
+            }
+            .bandwidth_gbps(),
+            280.0
+        );
+        assert_eq!(c.fragments_per_ns(), 3.5);
+        assert!(c.to_string().contains("fragment rate 3.50 G/s"), "{c}");
     }
 }
