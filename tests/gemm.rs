@@ -423,6 +423,10 @@ fn sgemv_matches_blas() {
         (1, 1000),
         (1000, 1),
         (64, 65),
+        // Long summed index: the vec4 kernel splits it into chunks that a reduction adds.
+        (5, 3001),
+        (3001, 5),
+        (123, 777),
         (0, 3),
         (3, 0),
     ];
