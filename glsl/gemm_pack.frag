@@ -8,11 +8,16 @@ uniform int ld;
 uniform int trans;
 uniform int rows;
 uniform int cols;
+// With quads != 0 the texels come in 2x2 blocks: texel (x, y) of the texture holds texel
+// (4*(x/2) + x%2 + 2*(y%2), y/2) of the layout above, so four consecutive texels of one column
+// share one 2x2 block (one cache line on GPUs whose textures are tiled).
+uniform int quads;
 
 layout(location = 0) out vec4 result;
 
 void main() {
-    ivec2 p = ivec2(gl_FragCoord.xy);
+    ivec2 f = ivec2(gl_FragCoord.xy);
+    ivec2 p = quads != 0 ? ivec2(4 * (f.x >> 1) + (f.x & 1) + 2 * (f.y & 1), f.y >> 1) : f;
     vec4 v = vec4(0.0);
     int r0 = 4 * p.x;
     if (p.y < cols) {

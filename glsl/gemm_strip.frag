@@ -4,15 +4,16 @@
 // C(8s .. 8s+7, 4j .. 4j+3) over one chunk of k and writes row r of the tile to render
 // target r; later chunks add to it by blending. Per k it makes one texture fetch (four
 // columns of op(B)) for 32 multiply-adds.
-//   bt:        texel (j, l) = op(B)(l, 4j .. 4j+3), zero past n and past k (rows up to a
-//              multiple of 4)
+//   bt:        op(B) in texels of 4 columns, 2x2 blocks per k: texel (2q + a, 2l + b) =
+//              op(B)(l, 4j .. 4j+3) with j = 4q + a + 2b; zero past n and past k (up to a
+//              multiple of 4 values of k)
 //   strip[g]:  a[2*kk + h] = op(A)(8s + 4h .. 8s + 4h + 3, k0 + kk) of the g-th strip drawn
-// Strip s occupies rows BAND*s .. BAND*s + BAND-1 of the targets, fragment j of it sits at
-// (j % band_width, BAND*s + j / band_width). GROUP, BAND and KC are defined before this file.
+// Strip s occupies rows BAND*s .. BAND*s + BAND-1 of the targets; fragment j = 4q + r of it
+// sits at (2*(q % (band_width/2)) + r%2, BAND*s + 2*(q / (band_width/2)) + r/2). GROUP, BAND and KC are defined before this file.
 uniform sampler2D bt;
 uniform int k0;
 uniform int kc;
-uniform int nb;
+uniform int quads;
 uniform int band_width;
 
 layout(std140) uniform AStrip {
@@ -47,10 +48,10 @@ layout(location = 7) out vec4 o7;
 // issued first. kc is a multiple of 4: A and op(B) are zero past k.
 #define STRIP_LOOP(g)                                              \
     for (int l = 0; l < kc; l += 4) {                              \
-        vec4 b0 = texelFetch(bt, ivec2(j, k0 + l), 0);             \
-        vec4 b1 = texelFetch(bt, ivec2(j, k0 + l + 1), 0);         \
-        vec4 b2 = texelFetch(bt, ivec2(j, k0 + l + 2), 0);         \
-        vec4 b3 = texelFetch(bt, ivec2(j, k0 + l + 3), 0);         \
+        vec4 b0 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l)), 0);             \
+        vec4 b1 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 1)), 0);         \
+        vec4 b2 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 2)), 0);         \
+        vec4 b3 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 3)), 0);         \
         STRIP_STEP(g, b0, l)                                       \
         STRIP_STEP(g, b1, l + 1)                                   \
         STRIP_STEP(g, b2, l + 2)                                   \
@@ -60,8 +61,13 @@ layout(location = 7) out vec4 o7;
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     int band = p.y / BAND;
-    // Fragments past the last texel of op(B) repeat it; the merge pass ignores them.
-    int j = min((p.y - band * BAND) * band_width + p.x, nb - 1);
+    int yb = p.y - band * BAND;
+    // The 2x2 quad of fragments at (2qx, 2qy) of a band takes the four column groups
+    // 4q .. 4q+3, q = qy * band_width/2 + qx, whose texels of op(B) form one 2x2 block of bt
+    // for each k: one cache line per quad and fetch. Quads past the last block repeat it;
+    // the merge pass ignores them.
+    int q = min((yb >> 1) * (band_width >> 1) + (p.x >> 1), quads - 1);
+    ivec2 bq = ivec2(2 * q + (p.x & 1), yb & 1);
     vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
     vec4 c4 = vec4(0.0), c5 = vec4(0.0), c6 = vec4(0.0), c7 = vec4(0.0);
 #if GROUP == 1

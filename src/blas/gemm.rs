@@ -105,8 +105,8 @@ impl GemmKernel {
                         && p.blocks() <= max
                         && p.blocks() * STRIP_BLOCK_BYTES <= i32::MAX as usize
                         && STRIP_BLOCK_BYTES.is_multiple_of(align)
-                        && p.nb <= max
-                        && s.k.next_multiple_of(4) <= max
+                        && 2 * p.quads <= max
+                        && 2 * s.k.next_multiple_of(4) <= max
                         && p.band_width <= max
                         && p.target_height() <= max
                 }
@@ -163,7 +163,10 @@ pub(crate) struct StripPlan {
     pub chunks: usize,
     /// Texels of 4 columns in a row of op(B): ceil(n / 4).
     pub nb: usize,
-    /// Width of a strip's band in the targets: ceil(nb / STRIP_BAND).
+    /// 2x2 blocks of those texels per value of k: ceil(nb / 4), one per quad of fragments.
+    pub quads: usize,
+    /// Width of a strip's band in the targets: even, with STRIP_BAND / 2 rows of quads
+    /// enough for `quads` quads.
     pub band_width: usize,
     /// Strips per draw.
     pub group: usize,
@@ -172,11 +175,13 @@ pub(crate) struct StripPlan {
 impl StripPlan {
     pub(crate) fn new(s: &GemmShape, group: usize) -> Self {
         let nb = s.n.div_ceil(4).max(1);
+        let quads = nb.div_ceil(4);
         StripPlan {
             strips: s.m.div_ceil(8).max(1),
             chunks: s.k.div_ceil(STRIP_KC).max(1),
             nb,
-            band_width: nb.div_ceil(STRIP_BAND),
+            quads,
+            band_width: 2 * quads.div_ceil(STRIP_BAND / 2),
             group,
         }
     }
@@ -260,10 +265,15 @@ fn pack(
     rows: usize,
     cols: usize,
     height: usize,
+    quads: bool,
 ) -> Result<Surface> {
     let prog = inner.program(Kernel::GemmPack)?;
-    let w = rows.div_ceil(4).max(1) as u32;
-    let h = height.max(1) as u32;
+    let (w, h) = if quads {
+        (2 * rows.div_ceil(16).max(1), 2 * height.max(1))
+    } else {
+        (rows.div_ceil(4).max(1), height.max(1))
+    };
+    let (w, h) = (w as u32, h as u32);
     let out = inner.take_surface(w, h)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
@@ -272,6 +282,7 @@ fn pack(
     gl.set_i32(&prog, "trans", trans as i32);
     gl.set_i32(&prog, "rows", rows as i32);
     gl.set_i32(&prog, "cols", cols as i32);
+    gl.set_i32(&prog, "quads", quads as i32);
     gl.draw(&[&out], w, h);
     Ok(out)
 }
@@ -288,8 +299,8 @@ fn vec4_passes(
     c: &Buffer,
 ) -> Result<Surface> {
     let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
-    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb)?;
-    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n)?;
+    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
+    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
     let prod = inner.take_surface(mb as u32, s.n as u32)?;
     let prog = inner.program(Kernel::GemmVec4)?;
     let gl = inner.enter()?;
@@ -331,8 +342,8 @@ fn mrt_passes(
         (Kernel::GemmMrt4, Kernel::GemmMergeMrt4)
     };
     let (mb, kb, nb) = (s.m.div_ceil(4), s.k.div_ceil(4), s.n.div_ceil(cols));
-    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb)?;
-    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n)?;
+    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
+    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
     let mut prods = Vec::with_capacity(cols);
     for _ in 0..cols {
         prods.push(inner.take_surface(mb as u32, nb as u32)?);
@@ -409,6 +420,7 @@ fn strip_passes(
         s.n,
         s.k,
         s.k.next_multiple_of(4),
+        true,
     )?;
 
     let mut prods = Vec::with_capacity(8);
@@ -419,7 +431,7 @@ fn strip_passes(
     let gl = inner.enter()?;
     gl.use_program(&prog);
     gl.set_texture(&prog, "bt", 0, &bt);
-    gl.set_i32(&prog, "nb", plan.nb as i32);
+    gl.set_i32(&prog, "quads", plan.quads as i32);
     gl.set_i32(&prog, "band_width", plan.band_width as i32);
     const BLOCKS: [&str; 8] = [
         "AStrip[0]",
