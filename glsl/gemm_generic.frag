@@ -16,6 +16,7 @@ uniform int c_width;
 uniform int ldc;
 uniform int m;
 uniform int n;
+uniform int k0;
 uniform int k;
 uniform float alpha;
 uniform float beta;
@@ -43,7 +44,7 @@ void main() {
         int bp = b_trans != 0 ? j : j * ldb;
         int bstep = b_trans != 0 ? ldb : 1;
         float acc = 0.0;
-        for (int l = 0; l < k; ++l) {
+        for (int l = k0; l < k; ++l) {
             acc += load_elem(a, a_width, ap + l * astep) * load_elem(b, b_width, bp + l * bstep);
         }
         r[ch] = blas_update(alpha, acc, beta, r[ch]);

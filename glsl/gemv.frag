@@ -10,6 +10,8 @@ uniform sampler2D x;
 uniform int x_width;
 uniform int incx;
 uniform int len_x;
+uniform int l0;
+uniform int l1;
 uniform sampler2D y;
 uniform int y_width;
 uniform int incy;
@@ -39,7 +41,7 @@ void main() {
         int ap = trans != 0 ? i * lda : i;
         int astep = trans != 0 ? 1 : lda;
         float acc = 0.0;
-        for (int l = 0; l < len_x; ++l) {
+        for (int l = l0; l < l1; ++l) {
             acc += load_elem(a, a_width, ap + l * astep) * load_elem(x, x_width, elem_pos(l, len_x, incx));
         }
         r[ch] = blas_update(alpha, acc, beta, r[ch]);

@@ -284,6 +284,21 @@ fn sgemm_long_k_spans_several_uniform_chunks() {
         };
         run_case(&ctx, &mut r, &cs, &KERNELS);
     }
+    // Longer than one pass of the generic kernel (GENERIC_SPAN = 8192), and than the strip
+    // kernels' op(B) texture allows on llvmpipe (2k rows): the kernels that run it.
+    let cs = Case {
+        layout: ColMajor,
+        ta: Trans,
+        tb: NoTrans,
+        m: 3,
+        n: 2,
+        k: 9000,
+        alpha: -0.7,
+        beta: 0.0,
+        pad: 1,
+    };
+    let kernels = [GemmKernel::Generic, GemmKernel::Mrt8, GemmKernel::Auto];
+    run_case(&ctx, &mut r, &cs, &kernels);
 }
 
 #[test]
@@ -317,6 +332,72 @@ fn sgemm_1024() {
         pad: 1,
     };
     run_case(&ctx, &mut r, &cs, &[GemmKernel::Generic]);
+}
+
+#[test]
+fn sgemv_long_sums_and_long_outputs() {
+    // 70000 outputs: more than 4096 quads of output texels, so the vec4 kernel's bands have
+    // several rows of quads; with lda padded, the generic kernel sums 70000 values in passes
+    // (llvmpipe stops a fragment's loops after about 65535 iterations).
+    let ctx = ctx();
+    let mut r = rng(32);
+    let (m, n) = (70_000usize, 3usize);
+    for (t, pad, incx, incy) in [
+        (NoTrans, 0, 1, 1),
+        (Trans, 0, 1, -1),
+        (Trans, 2, 1, 1),
+        (NoTrans, 3, 2, 1),
+    ] {
+        let lda = m + pad;
+        let mut a = reals(&mut r, lda * n);
+        for col in 0..n {
+            a[col * lda + m..(col + 1) * lda]
+                .iter_mut()
+                .for_each(|v| *v = f32::NAN);
+        }
+        let (lx, ly) = if t == NoTrans { (n, m) } else { (m, n) };
+        let x = reals(&mut r, span(lx as i32, incx));
+        let y0 = reals(&mut r, span(ly as i32, incy));
+        let mut want = y0.clone();
+        let (mi, ni) = (m as i32, n as i32);
+        cpu_gemm::sgemv(
+            ColMajor, t, mi, ni, 0.7, &a, lda as i32, &x, incx, -1.0, &mut want, incy,
+        );
+        // |A||x| (gap NaNs zeroed) bounds the rounding of both sides.
+        let fin = |v: &[f32]| {
+            v.iter()
+                .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
+                .collect::<Vec<_>>()
+        };
+        let mut bound = vec![0.0f32; y0.len()];
+        cpu_gemm::sgemv(
+            ColMajor,
+            t,
+            mi,
+            ni,
+            1.0,
+            &fin(&a),
+            lda as i32,
+            &fin(&x),
+            incx,
+            0.0,
+            &mut bound,
+            incy,
+        );
+        let ga = ctx.upload(&a).unwrap();
+        let gx = ctx.upload(&x).unwrap();
+        let mut gy = ctx.upload(&y0).unwrap();
+        ctx.sgemv(
+            ColMajor, t, m as i32, n as i32, 0.7, &ga, lda as i32, &gx, incx, -1.0, &mut gy, incy,
+        )
+        .unwrap();
+        let got = gy.to_vec().unwrap();
+        let what = format!("{t:?} pad {pad} incx {incx} incy {incy}");
+        let tol = |i: usize| {
+            2.0 * (lx as f32 + 2.0) * EPS * (0.7 * bound[i] + y0[i].abs()) + f32::MIN_POSITIVE
+        };
+        assert_close_slices(&what, &got, &want, tol);
+    }
 }
 
 #[test]

@@ -224,7 +224,15 @@ fn set_update_uniforms(gl: &Gl, p: &Program, s: &GemmShape, alpha: f32, beta: f3
     gl.set_f32(p, "beta", beta);
 }
 
-/// Generic kernel over C's texture; `k = 0` skips A and B.
+/// Values of the summed index one pass of a generic kernel covers. Mesa's llvmpipe stops a
+/// fragment shader's loops after about 65535 iterations in all (a guard against endless
+/// shaders), and the generic kernels loop over the summed index once per output lane (4 per
+/// fragment); longer sums take several passes, each adding to the last.
+pub(crate) const GENERIC_SPAN: usize = 8192;
+
+/// Generic kernel over C's texture; `k = 0` skips A and B. k is covered in passes of
+/// [`GENERIC_SPAN`]: the first computes alpha*part + beta*C, each further one
+/// alpha*part + (the previous result).
 #[allow(clippy::too_many_arguments)]
 fn generic_pass(
     inner: &Inner,
@@ -238,20 +246,35 @@ fn generic_pass(
 ) -> Result<Surface> {
     let prog = inner.program(Kernel::GemmGeneric)?;
     let cl = c.layout();
-    let out = inner.take_surface(cl.width, cl.height)?;
-    let gl = inner.enter()?;
-    gl.use_program(&prog);
-    a.bind(gl, &prog, 0, "a", "a_width");
-    b.bind(gl, &prog, 1, "b", "b_width");
-    c.bind(gl, &prog, 2, "c", "c_width");
-    gl.set_i32(&prog, "lda", s.a.ld as i32);
-    gl.set_i32(&prog, "a_trans", s.a.trans as i32);
-    gl.set_i32(&prog, "ldb", s.b.ld as i32);
-    gl.set_i32(&prog, "b_trans", s.b.trans as i32);
-    gl.set_i32(&prog, "k", k as i32);
-    set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw(&[&out], cl.width, cl.height);
-    Ok(out)
+    let mut prev: Option<Surface> = None;
+    for span in 0..k.div_ceil(GENERIC_SPAN).max(1) {
+        let out = inner.take_surface(cl.width, cl.height)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        a.bind(gl, &prog, 0, "a", "a_width");
+        b.bind(gl, &prog, 1, "b", "b_width");
+        match &prev {
+            None => c.bind(gl, &prog, 2, "c", "c_width"),
+            Some(p) => {
+                gl.set_texture(&prog, "c", 2, p);
+                gl.set_i32(&prog, "c_width", cl.width as i32);
+            }
+        }
+        gl.set_i32(&prog, "lda", s.a.ld as i32);
+        gl.set_i32(&prog, "a_trans", s.a.trans as i32);
+        gl.set_i32(&prog, "ldb", s.b.ld as i32);
+        gl.set_i32(&prog, "b_trans", s.b.trans as i32);
+        let k0 = span * GENERIC_SPAN;
+        gl.set_i32(&prog, "k0", k0 as i32);
+        gl.set_i32(&prog, "k", (k0 + GENERIC_SPAN).min(k) as i32);
+        let beta = if prev.is_some() { 1.0 } else { beta };
+        set_update_uniforms(gl, &prog, s, alpha, beta);
+        gl.draw(&[&out], cl.width, cl.height);
+        if let Some(p) = prev.replace(out) {
+            inner.give_surface(p);
+        }
+    }
+    Ok(prev.expect("at least one pass"))
 }
 
 /// Reorder pass: packs op(M) (rows x cols, stored with `ld`, transposed if `trans`) into a

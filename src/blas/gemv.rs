@@ -1,6 +1,7 @@
 //! sgemv: y := alpha*op(A)*x + beta*y.
 
 use crate::blas::args::check_span;
+use crate::blas::gemm::GENERIC_SPAN;
 use crate::blas::level1::{axpby_pass, install, Op};
 use crate::blas::shape::GemvShape;
 use crate::blas::shape::{gemv_shape, Layout, Transpose};
@@ -21,6 +22,10 @@ pub enum GemvKernel {
     /// increment. Needs `lda % 4 == 0` (in column-major form) and `incx == 1`.
     Vec4,
 }
+
+/// Quads per row of a band of the vectorised kernel's partial results (bands are at most
+/// 8192 texels wide).
+const QUADS_PER_ROW: usize = 4096;
 
 /// How the vectorised kernel splits the summed index (`summed` texels of 4 values) over
 /// fragments: `(chunks, texels per chunk)`. Enough chunks that about 2^17 fragments run on
@@ -66,15 +71,19 @@ impl Context {
         let len_y = s.len_y();
         let l = inner.layout(len_y)?;
         let summed = if s.trans { s.rows } else { s.cols }.div_ceil(4);
+        // Bands of 2x2 quads, each quad computing four consecutive output texels.
+        let quads = l.data_texels().div_ceil(4).max(1);
+        let half_width = quads.min(QUADS_PER_ROW);
+        let (band_width, band_rows) = (2 * half_width, 2 * quads.div_ceil(half_width));
         let (chunks, chunk) = split_sum(
             l.data_texels(),
             summed,
-            l.height as usize,
+            band_rows,
             inner.info_max_texture() as usize,
             self.info().software,
         );
-        let band_rows = l.height;
-        let parts = inner.take_surface(l.width, chunks as u32 * band_rows)?;
+        let (pw, ph) = (band_width as u32, (chunks * band_rows) as u32);
+        let parts = inner.take_surface(pw, ph)?;
         let prog = inner.program(Kernel::GemvVec4)?;
         let gl = inner.enter()?;
         gl.use_program(&prog);
@@ -84,30 +93,23 @@ impl Context {
         gl.set_i32(&prog, "rows", s.rows as i32);
         gl.set_i32(&prog, "cols", s.cols as i32);
         x.bind(gl, &prog, 1, "x", "x_width");
-        gl.set_i32(&prog, "out_width", l.width as i32);
         gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
+        gl.set_i32(&prog, "band_width", band_width as i32);
         gl.set_i32(&prog, "band_rows", band_rows as i32);
         gl.set_i32(&prog, "chunk", chunk as i32);
-        gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
-        let tmp = if chunks == 1 {
-            parts
-        } else {
-            // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
-            let sum = inner.take_surface(l.width, l.height)?;
-            let prog = inner.program(Kernel::SumReduce)?;
-            gl.use_program(&prog);
-            gl.set_texture(&prog, "src", 0, &parts);
-            gl.set_ivec2(
-                &prog,
-                "src_size",
-                [l.width as i32, (chunks as u32 * band_rows) as i32],
-            );
-            gl.set_ivec2(&prog, "fold_step", [0, band_rows as i32]);
-            gl.set_i32(&prog, "fan_in", chunks as i32);
-            gl.draw(&[&sum], l.width, l.height);
-            inner.give_surface(parts);
-            sum
-        };
+        gl.draw(&[&parts], pw, ph);
+        // Add the chunks' bands into the output vector's layout.
+        let tmp = inner.take_surface(l.width, l.height)?;
+        let prog = inner.program(Kernel::GemvSum)?;
+        gl.use_program(&prog);
+        gl.set_texture(&prog, "parts", 0, &parts);
+        gl.set_i32(&prog, "band_width", band_width as i32);
+        gl.set_i32(&prog, "band_rows", band_rows as i32);
+        gl.set_i32(&prog, "chunks", chunks as i32);
+        gl.set_i32(&prog, "out_width", l.width as i32);
+        gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
+        gl.draw(&[&tmp], l.width, l.height);
+        inner.give_surface(parts);
         let t = Buffer::from_surface(self, tmp, len_y)?;
         let out = axpby_pass(self, len_y as i32, Op::Axpby, alpha, beta, &t, 1, y, incy);
         inner.give_surface(t.into_surface());
@@ -208,25 +210,44 @@ impl Context {
                 _ => {}
             }
         }
+        // The generic kernel in passes of GENERIC_SPAN values of the summed index (see
+        // there): the first computes alpha*part + beta*y, each further one adds to the last.
         let inner = &self.inner;
         let prog = inner.program(Kernel::Gemv)?;
         let yl = y.layout();
-        let out = inner.take_surface(yl.width, yl.height)?;
-        let gl = inner.enter()?;
-        gl.use_program(&prog);
-        a.bind(gl, &prog, 0, "a", "a_width");
-        gl.set_i32(&prog, "lda", s.lda as i32);
-        gl.set_i32(&prog, "trans", s.trans as i32);
-        x.bind(gl, &prog, 1, "x", "x_width");
-        gl.set_i32(&prog, "incx", incx);
         let len_x = if alpha == 0.0 { 0 } else { s.len_x() };
-        gl.set_i32(&prog, "len_x", len_x as i32);
-        y.bind(gl, &prog, 2, "y", "y_width");
-        gl.set_i32(&prog, "incy", incy);
-        gl.set_i32(&prog, "len_y", s.len_y() as i32);
-        gl.set_f32(&prog, "alpha", alpha);
-        gl.set_f32(&prog, "beta", beta);
-        gl.draw(&[&out], yl.width, yl.height);
+        let mut prev: Option<crate::gl::Surface> = None;
+        for span in 0..len_x.div_ceil(GENERIC_SPAN).max(1) {
+            let out = inner.take_surface(yl.width, yl.height)?;
+            let gl = inner.enter()?;
+            gl.use_program(&prog);
+            a.bind(gl, &prog, 0, "a", "a_width");
+            gl.set_i32(&prog, "lda", s.lda as i32);
+            gl.set_i32(&prog, "trans", s.trans as i32);
+            x.bind(gl, &prog, 1, "x", "x_width");
+            gl.set_i32(&prog, "incx", incx);
+            gl.set_i32(&prog, "len_x", len_x as i32);
+            let l0 = span * GENERIC_SPAN;
+            gl.set_i32(&prog, "l0", l0 as i32);
+            gl.set_i32(&prog, "l1", (l0 + GENERIC_SPAN).min(len_x) as i32);
+            match &prev {
+                None => y.bind(gl, &prog, 2, "y", "y_width"),
+                Some(p) => {
+                    gl.set_texture(&prog, "y", 2, p);
+                    gl.set_i32(&prog, "y_width", yl.width as i32);
+                }
+            }
+            gl.set_i32(&prog, "incy", incy);
+            gl.set_i32(&prog, "len_y", s.len_y() as i32);
+            gl.set_f32(&prog, "alpha", alpha);
+            gl.set_f32(&prog, "beta", if prev.is_some() { 1.0 } else { beta });
+            gl.draw(&[&out], yl.width, yl.height);
+            if let Some(p) = prev.replace(out) {
+                inner.give_surface(p);
+            }
+        }
+        let out = prev.expect("at least one pass");
+        let gl = inner.enter()?;
         let old = y.replace_surface(out);
         inner.give_surface(old);
         gl.check(R)
