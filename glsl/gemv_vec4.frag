@@ -7,12 +7,9 @@
 //   trans != 0: result i = sum_l A(l, i) x_l: column i of A is contiguous; per four l one
 //               texel of A for each of the four outputs and one texel of x.
 // The summed index is split into chunks of `chunk` texels (4 values each): chunk s is drawn
-// into rows s*band_rows .. of the target. Within a band, the 2x2 quad of fragments at
-// (2qx, 2qy) computes the output texels 4q .. 4q+3, q = qy * band_width/2 + qx, so that with
-// trans == 0 the quad reads four consecutive texels of A (one cache line) per column;
-// gemv_sum.frag adds the bands into the output's own layout. Texel positions advance by
-// addition, not division, inside the loop. Lanes of A past `rows` (the gap up to lda, which
-// may hold anything) are masked.
+// into rows s*band_rows .. of the target, each band laid out like the output vector; a
+// reduction pass adds the bands. Texel positions advance by addition, not division, inside
+// the loop. Lanes of A past `rows` (the gap up to lda, which may hold anything) are masked.
 uniform sampler2D a;
 uniform int a_width;
 uniform int lda;
@@ -21,8 +18,8 @@ uniform int rows;
 uniform int cols;
 uniform sampler2D x;
 uniform int x_width;
+uniform int out_width;
 uniform int out_texels;
-uniform int band_width;
 uniform int band_rows;
 uniform int chunk;
 
@@ -46,8 +43,7 @@ ivec2 advance(ivec2 p, ivec2 d, int w) {
 void main() {
     ivec2 f = ivec2(gl_FragCoord.xy);
     int s = f.y / band_rows;
-    int yb = f.y - s * band_rows;
-    int t = 4 * ((yb >> 1) * (band_width >> 1) + (f.x >> 1)) + (f.x & 1) + 2 * (yb & 1);
+    int t = (f.y - s * band_rows) * out_width + f.x;
     vec4 acc = vec4(0.0);
     if (t >= out_texels) {
         result = acc;

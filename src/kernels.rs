@@ -72,8 +72,6 @@ pub(crate) enum Kernel {
     Gemv,
     /// sgemv product op(A)*x with vec4 reads (lda % 4 == 0, incx == 1), per chunk.
     GemvVec4,
-    /// sgemv: adds GemvVec4's chunks into the output layout.
-    GemvSum,
     /// Calibration: pure multiply-add throughput.
     CalibFma,
     /// Calibration: texel copy bandwidth.
@@ -115,7 +113,6 @@ impl Kernel {
             Kernel::GemmMergeStrip => "gemm_merge_strip.frag",
             Kernel::Gemv => "gemv.frag",
             Kernel::GemvVec4 => "gemv_vec4.frag",
-            Kernel::GemvSum => "gemv_sum.frag",
             Kernel::CalibFma => "calib_fma.frag",
             Kernel::CalibCopy => "calib_copy.frag",
             Kernel::CalibStream => "calib_stream.frag",
@@ -153,7 +150,6 @@ impl Kernel {
             Kernel::GemmMergeStrip => include_str!("../glsl/gemm_merge_strip.frag"),
             Kernel::Gemv => include_str!("../glsl/gemv.frag"),
             Kernel::GemvVec4 => include_str!("../glsl/gemv_vec4.frag"),
-            Kernel::GemvSum => include_str!("../glsl/gemv_sum.frag"),
             Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
             Kernel::CalibCopy => include_str!("../glsl/calib_copy.frag"),
             Kernel::CalibStream => include_str!("../glsl/calib_stream.frag"),
@@ -280,7 +276,6 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::GemmMergeStrip,
     Kernel::Gemv,
     Kernel::GemvVec4,
-    Kernel::GemvSum,
     Kernel::CalibFma,
     Kernel::CalibCopy,
     Kernel::CalibStream,

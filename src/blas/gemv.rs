@@ -23,10 +23,6 @@ pub enum GemvKernel {
     Vec4,
 }
 
-/// Quads per row of a band of the vectorised kernel's partial results (bands are at most
-/// 8192 texels wide).
-const QUADS_PER_ROW: usize = 4096;
-
 /// How the vectorised kernel splits the summed index (`summed` texels of 4 values) over
 /// fragments: `(chunks, texels per chunk)`. Enough chunks that about 2^17 fragments run on
 /// a hardware device (2^12 on a software one, which has a few cores), each chunk at least
@@ -71,19 +67,15 @@ impl Context {
         let len_y = s.len_y();
         let l = inner.layout(len_y)?;
         let summed = if s.trans { s.rows } else { s.cols }.div_ceil(4);
-        // Bands of 2x2 quads, each quad computing four consecutive output texels.
-        let quads = l.data_texels().div_ceil(4).max(1);
-        let half_width = quads.min(QUADS_PER_ROW);
-        let (band_width, band_rows) = (2 * half_width, 2 * quads.div_ceil(half_width));
         let (chunks, chunk) = split_sum(
             l.data_texels(),
             summed,
-            band_rows,
+            l.height as usize,
             inner.info_max_texture() as usize,
             self.info().software,
         );
-        let (pw, ph) = (band_width as u32, (chunks * band_rows) as u32);
-        let parts = inner.take_surface(pw, ph)?;
+        let band_rows = l.height;
+        let parts = inner.take_surface(l.width, chunks as u32 * band_rows)?;
         let prog = inner.program(Kernel::GemvVec4)?;
         let gl = inner.enter()?;
         gl.use_program(&prog);
@@ -93,23 +85,30 @@ impl Context {
         gl.set_i32(&prog, "rows", s.rows as i32);
         gl.set_i32(&prog, "cols", s.cols as i32);
         x.bind(gl, &prog, 1, "x", "x_width");
-        gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
-        gl.set_i32(&prog, "band_width", band_width as i32);
-        gl.set_i32(&prog, "band_rows", band_rows as i32);
-        gl.set_i32(&prog, "chunk", chunk as i32);
-        gl.draw(&[&parts], pw, ph);
-        // Add the chunks' bands into the output vector's layout.
-        let tmp = inner.take_surface(l.width, l.height)?;
-        let prog = inner.program(Kernel::GemvSum)?;
-        gl.use_program(&prog);
-        gl.set_texture(&prog, "parts", 0, &parts);
-        gl.set_i32(&prog, "band_width", band_width as i32);
-        gl.set_i32(&prog, "band_rows", band_rows as i32);
-        gl.set_i32(&prog, "chunks", chunks as i32);
         gl.set_i32(&prog, "out_width", l.width as i32);
         gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
-        gl.draw(&[&tmp], l.width, l.height);
-        inner.give_surface(parts);
+        gl.set_i32(&prog, "band_rows", band_rows as i32);
+        gl.set_i32(&prog, "chunk", chunk as i32);
+        gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
+        let tmp = if chunks == 1 {
+            parts
+        } else {
+            // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
+            let sum = inner.take_surface(l.width, l.height)?;
+            let prog = inner.program(Kernel::SumReduce)?;
+            gl.use_program(&prog);
+            gl.set_texture(&prog, "src", 0, &parts);
+            gl.set_ivec2(
+                &prog,
+                "src_size",
+                [l.width as i32, (chunks as u32 * band_rows) as i32],
+            );
+            gl.set_ivec2(&prog, "fold_step", [0, band_rows as i32]);
+            gl.set_i32(&prog, "fan_in", chunks as i32);
+            gl.draw(&[&sum], l.width, l.height);
+            inner.give_surface(parts);
+            sum
+        };
         let t = Buffer::from_surface(self, tmp, len_y)?;
         let out = axpby_pass(self, len_y as i32, Op::Axpby, alpha, beta, &t, 1, y, incy);
         inner.give_surface(t.into_surface());
