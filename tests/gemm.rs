@@ -334,6 +334,44 @@ fn sgemm_1024() {
     run_case(&ctx, &mut r, &cs, &[GemmKernel::Generic]);
 }
 
+/// |op(A)| |x| with NaNs (gaps, alpha == 0 poison) counted as 0: the scale of the rounding
+/// error of an sgemv on both sides.
+#[allow(clippy::too_many_arguments)]
+fn gemv_bound(
+    layout: Layout,
+    t: Transpose,
+    m: i32,
+    n: i32,
+    a: &[f32],
+    lda: usize,
+    x: &[f32],
+    incx: i32,
+    len_y: usize,
+    incy: i32,
+) -> Vec<f32> {
+    let fin = |v: &[f32]| {
+        v.iter()
+            .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
+            .collect::<Vec<_>>()
+    };
+    let mut bound = vec![0.0f32; len_y];
+    cpu_gemm::sgemv(
+        layout,
+        t,
+        m,
+        n,
+        1.0,
+        &fin(a),
+        lda as i32,
+        &fin(x),
+        incx,
+        0.0,
+        &mut bound,
+        incy,
+    );
+    bound
+}
+
 #[test]
 fn sgemv_long_sums_and_long_outputs() {
     // 70000 outputs: more than 4096 quads of output texels, so the vec4 kernel's bands have
@@ -364,26 +402,7 @@ fn sgemv_long_sums_and_long_outputs() {
             ColMajor, t, mi, ni, 0.7, &a, lda as i32, &x, incx, -1.0, &mut want, incy,
         );
         // |A||x| (gap NaNs zeroed) bounds the rounding of both sides.
-        let fin = |v: &[f32]| {
-            v.iter()
-                .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
-                .collect::<Vec<_>>()
-        };
-        let mut bound = vec![0.0f32; y0.len()];
-        cpu_gemm::sgemv(
-            ColMajor,
-            t,
-            mi,
-            ni,
-            1.0,
-            &fin(&a),
-            lda as i32,
-            &fin(&x),
-            incx,
-            0.0,
-            &mut bound,
-            incy,
-        );
+        let bound = gemv_bound(ColMajor, t, mi, ni, &a, lda, &x, incx, y0.len(), incy);
         let ga = ctx.upload(&a).unwrap();
         let gx = ctx.upload(&x).unwrap();
         let mut gy = ctx.upload(&y0).unwrap();
@@ -579,26 +598,8 @@ fn sgemv_matches_blas() {
                             by_kernel.push((kern, gy.to_vec().unwrap()));
                         }
                         // Sequential sums of lx products on both sides: bound from |A||x|.
-                        let fin = |v: &[f32]| {
-                            v.iter()
-                                .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
-                                .collect::<Vec<_>>()
-                        };
-                        let mut bound = vec![0.0f32; y0.len()];
-                        cpu_gemm::sgemv(
-                            layout,
-                            t,
-                            mi,
-                            ni,
-                            1.0,
-                            &fin(&a),
-                            lda as i32,
-                            &fin(&x),
-                            incx,
-                            0.0,
-                            &mut bound,
-                            incy,
-                        );
+                        let bound =
+                            gemv_bound(layout, t, mi, ni, &a, lda, &x, incx, y0.len(), incy);
                         let tol = |i: usize| {
                             let c = if y0[i].is_nan() { 0.0 } else { y0[i].abs() };
                             2.0 * (lx as f32 + 2.0)
