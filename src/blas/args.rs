@@ -65,23 +65,43 @@ pub(crate) fn check_span(
     }
 }
 
-/// A vector argument: the buffer, its increment, and the CBLAS position of the increment.
-pub(crate) struct VecArg<'a> {
-    pub buf: &'a Buffer,
-    pub inc: i32,
-    pub inc_pos: u32,
+/// What precedes the vectors in a routine's CBLAS argument list, which fixes where its
+/// increments sit: `(n, x, incx, y, incy)` or `(n, alpha, x, incx, y, incy)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lead {
+    /// `n` alone: sdot, scopy, sswap, sasum, snrm2, isamax.
+    N,
+    /// `n` and a scalar: saxpy, sscal.
+    NAlpha,
+}
+
+impl Lead {
+    /// CBLAS position of `incx` (1-based); `incy` comes two later.
+    fn incx_pos(self) -> u32 {
+        match self {
+            Lead::N => 3,
+            Lead::NAlpha => 4,
+        }
+    }
 }
 
 /// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax): `x`
 /// belongs to `ctx`, its increment is not zero, and it holds what `n` and the increment
 /// address. `Ok(false)` for the reference quick return: `n <= 0` or a negative increment.
-pub(crate) fn one_vector(ctx: &Context, routine: &'static str, n: i32, x: VecArg) -> Result<bool> {
-    x.buf.check_owner(ctx, "x")?;
-    check_inc(routine, "incx", x.inc_pos, x.inc)?;
-    if n <= 0 || x.inc < 0 {
+pub(crate) fn one_vector(
+    ctx: &Context,
+    routine: &'static str,
+    lead: Lead,
+    n: i32,
+    x: &Buffer,
+    incx: i32,
+) -> Result<bool> {
+    x.check_owner(ctx, "x")?;
+    check_inc(routine, "incx", lead.incx_pos(), incx)?;
+    if n <= 0 || incx < 0 {
         return Ok(false);
     }
-    check_span(routine, "x", x.buf.len(), n, x.inc)?;
+    check_span(routine, "x", x.len(), n, incx)?;
     Ok(true)
 }
 
@@ -92,20 +112,21 @@ pub(crate) fn one_vector(ctx: &Context, routine: &'static str, n: i32, x: VecArg
 pub(crate) fn two_vectors(
     ctx: &Context,
     routine: &'static str,
+    lead: Lead,
     n: i32,
     skip: bool,
-    x: VecArg,
-    y: VecArg,
+    (x, incx): (&Buffer, i32),
+    (y, incy): (&Buffer, i32),
 ) -> Result<bool> {
-    x.buf.check_owner(ctx, "x")?;
-    y.buf.check_owner(ctx, "y")?;
-    check_inc(routine, "incx", x.inc_pos, x.inc)?;
-    check_inc(routine, "incy", y.inc_pos, y.inc)?;
+    x.check_owner(ctx, "x")?;
+    y.check_owner(ctx, "y")?;
+    check_inc(routine, "incx", lead.incx_pos(), incx)?;
+    check_inc(routine, "incy", lead.incx_pos() + 2, incy)?;
     if n <= 0 || skip {
         return Ok(false);
     }
-    check_span(routine, "x", x.buf.len(), n, x.inc)?;
-    check_span(routine, "y", y.buf.len(), n, y.inc)?;
+    check_span(routine, "x", x.len(), n, incx)?;
+    check_span(routine, "y", y.len(), n, incy)?;
     Ok(true)
 }
 

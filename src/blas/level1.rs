@@ -5,7 +5,7 @@
 //! swaps it into the buffer; the old texture goes back to the context's pool. Elements the
 //! BLAS definition does not touch pass through unchanged.
 
-use crate::blas::args::{one_vector, two_vectors, VecArg};
+use crate::blas::args::{one_vector, two_vectors, Lead};
 use crate::buffer::Buffer;
 use crate::context::Context;
 use crate::error::Result;
@@ -73,16 +73,7 @@ impl Context {
     /// `alpha == 0` multiplies too (a NaN or Inf in `x` becomes NaN). `incx == 0` is an error.
     pub fn sscal(&self, n: i32, alpha: f32, x: &mut Buffer, incx: i32) -> Result<()> {
         const R: &str = "sscal";
-        if !one_vector(
-            self,
-            R,
-            n,
-            VecArg {
-                buf: x,
-                inc: incx,
-                inc_pos: 4,
-            },
-        )? {
+        if !one_vector(self, R, Lead::NAlpha, n, x, incx)? {
             return Ok(());
         }
         let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
@@ -93,17 +84,7 @@ impl Context {
     /// `y := x` over `n` elements (increments `incx`, `incy`; negative ones walk from the end).
     pub fn scopy(&self, n: i32, x: &Buffer, incx: i32, y: &mut Buffer, incy: i32) -> Result<()> {
         const R: &str = "scopy";
-        let xa = VecArg {
-            buf: x,
-            inc: incx,
-            inc_pos: 3,
-        };
-        let ya = VecArg {
-            buf: y,
-            inc: incy,
-            inc_pos: 5,
-        };
-        if !two_vectors(self, R, n, false, xa, ya)? {
+        if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
             return Ok(());
         }
         let s = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
@@ -121,17 +102,7 @@ impl Context {
         incy: i32,
     ) -> Result<()> {
         const R: &str = "sswap";
-        let xa = VecArg {
-            buf: x,
-            inc: incx,
-            inc_pos: 3,
-        };
-        let ya = VecArg {
-            buf: y,
-            inc: incy,
-            inc_pos: 5,
-        };
-        if !two_vectors(self, R, n, false, xa, ya)? {
+        if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
             return Ok(());
         }
         // Both new contents are rendered from the old textures before either is replaced.
@@ -164,17 +135,7 @@ impl Context {
         incy: i32,
     ) -> Result<()> {
         const R: &str = "saxpy";
-        let xa = VecArg {
-            buf: x,
-            inc: incx,
-            inc_pos: 4,
-        };
-        let ya = VecArg {
-            buf: y,
-            inc: incy,
-            inc_pos: 6,
-        };
-        if !two_vectors(self, R, n, alpha == 0.0, xa, ya)? {
+        if !two_vectors(self, R, Lead::NAlpha, n, alpha == 0.0, (x, incx), (y, incy))? {
             return Ok(());
         }
         let s = axpby_pass(self, n, Op::Axpby, alpha, 1.0, x, incx, y, incy)?;

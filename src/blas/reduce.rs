@@ -9,7 +9,7 @@
 //! (x, y) combines (x, y + k*rows_out)), and once one row is left, columns (fragment (x, 0)
 //! combines (x + k*width_out, 0)). Adjacent fragments read adjacent texels throughout.
 
-use crate::blas::args::{one_vector, two_vectors, VecArg};
+use crate::blas::args::{one_vector, two_vectors, Lead};
 use crate::buffer::Buffer;
 use crate::context::{Context, Inner};
 use crate::error::Result;
@@ -167,17 +167,7 @@ impl Context {
         incy: i32,
     ) -> Result<Option<Surface>> {
         const R: &str = "sdot";
-        let xa = VecArg {
-            buf: x,
-            inc: incx,
-            inc_pos: 3,
-        };
-        let ya = VecArg {
-            buf: y,
-            inc: incy,
-            inc_pos: 5,
-        };
-        if !two_vectors(self, R, n, false, xa, ya)? {
+        if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
             return Ok(None);
         }
         // Both reversed walks pair the same elements as both forward ones.
@@ -228,16 +218,7 @@ impl Context {
 
     fn asum_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "sasum";
-        if !one_vector(
-            self,
-            R,
-            n,
-            VecArg {
-                buf: x,
-                inc: incx,
-                inc_pos: 3,
-            },
-        )? {
+        if !one_vector(self, R, Lead::N, n, x, incx)? {
             return Ok(None);
         }
         let ops = [Operand {
@@ -275,16 +256,7 @@ impl Context {
 
     fn nrm2_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "snrm2";
-        if !one_vector(
-            self,
-            R,
-            n,
-            VecArg {
-                buf: x,
-                inc: incx,
-                inc_pos: 3,
-            },
-        )? {
+        if !one_vector(self, R, Lead::N, n, x, incx)? {
             return Ok(None);
         }
         let inner = &self.inner;
@@ -338,16 +310,7 @@ impl Context {
     /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
         const R: &str = "isamax";
-        if !one_vector(
-            self,
-            R,
-            n,
-            VecArg {
-                buf: x,
-                inc: incx,
-                inc_pos: 3,
-            },
-        )? {
+        if !one_vector(self, R, Lead::N, n, x, incx)? {
             return Ok(None);
         }
         let inner = &self.inner;
