@@ -10,26 +10,17 @@
 extern crate blis_src;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use fragblas::{cblas, Context, Layout, Transpose::NoTrans};
-use rand::{Rng, SeedableRng};
+use fragblas::{cblas, Context};
 
-fn random(len: usize, seed: u64) -> Vec<f32> {
-    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..len).map(|_| r.gen_range(-1.0f32..1.0)).collect()
-}
+mod square;
+use square::{cpu, random};
 
 fn quick() -> bool {
     std::env::var("FRAGBLAS_BENCH_QUICK").is_ok_and(|v| v != "0")
 }
 
-extern "C" {
-    fn bli_thread_set_num_threads(n: i64);
-}
-
 fn context() -> Context {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // SAFETY: plain BLIS call setting its global thread count: the CPU side uses every core.
-    unsafe { bli_thread_set_num_threads(threads as i64) };
+    square::blis_on_all_cores();
     let ctx = Context::new().expect("a GL context");
     ctx.warm_up().expect("kernels compile");
     ctx
@@ -62,8 +53,7 @@ fn saxpy(c: &mut Criterion) {
         g.throughput(Throughput::Elements(2 * n as u64));
         let mut cy = y.clone();
         g.bench_with_input(BenchmarkId::new("cpu", n), &n, |b, _| {
-            // SAFETY: x and cy hold n elements.
-            b.iter(|| unsafe { cblas_sys::cblas_saxpy(ni, 0.5, x.as_ptr(), 1, cy.as_mut_ptr(), 1) })
+            b.iter(|| cpu::saxpy(ni, 0.5, &x, &mut cy))
         });
         let gx = ctx.upload(&x).unwrap();
         let mut gy = ctx.upload(&y).unwrap();
@@ -90,8 +80,7 @@ fn sdot(c: &mut Criterion) {
         let ni = n as i32;
         g.throughput(Throughput::Elements(2 * n as u64));
         g.bench_with_input(BenchmarkId::new("cpu", n), &n, |b, _| {
-            // SAFETY: x and y hold n elements.
-            b.iter(|| unsafe { cblas_sys::cblas_sdot(ni, x.as_ptr(), 1, y.as_ptr(), 1) })
+            b.iter(|| cpu::sdot(ni, &x, &y))
         });
         let gx = ctx.upload(&x).unwrap();
         let gy = ctx.upload(&y).unwrap();
@@ -115,68 +104,19 @@ fn sgemv(c: &mut Criterion) {
         g.throughput(Throughput::Elements(2 * (n * n) as u64));
         let mut cy = y.clone();
         g.bench_with_input(BenchmarkId::new("cpu", n), &n, |b, _| {
-            b.iter(|| {
-                // SAFETY: a holds n*n elements, x and cy n.
-                unsafe {
-                    cblas_sys::cblas_sgemv(
-                        cblas_sys::CblasColMajor,
-                        cblas_sys::CblasNoTrans,
-                        ni,
-                        ni,
-                        1.0,
-                        a.as_ptr(),
-                        ni,
-                        x.as_ptr(),
-                        1,
-                        0.5,
-                        cy.as_mut_ptr(),
-                        1,
-                    )
-                }
-            })
+            b.iter(|| cpu::sgemv(ni, &a, &x, 0.5, &mut cy))
         });
         let (ga, gx) = (ctx.upload(&a).unwrap(), ctx.upload(&x).unwrap());
         let mut gy = ctx.upload(&y).unwrap();
         g.bench_with_input(BenchmarkId::new("resident", n), &n, |b, _| {
             b.iter(|| {
-                ctx.sgemv(
-                    Layout::ColMajor,
-                    NoTrans,
-                    ni,
-                    ni,
-                    1.0,
-                    &ga,
-                    ni,
-                    &gx,
-                    1,
-                    0.5,
-                    &mut gy,
-                    1,
-                )
-                .unwrap();
+                square::sgemv_device(&ctx, ni, &ga, &gx, 0.5, &mut gy);
                 ctx.finish().unwrap();
             })
         });
         let mut hy = y.clone();
         g.bench_with_input(BenchmarkId::new("e2e", n), &n, |b, _| {
-            b.iter(|| {
-                cblas::sgemv(
-                    &ctx,
-                    Layout::ColMajor,
-                    NoTrans,
-                    ni,
-                    ni,
-                    1.0,
-                    &a,
-                    ni,
-                    &x,
-                    1,
-                    0.5,
-                    &mut hy,
-                    1,
-                )
-                .unwrap()
-            })
+            b.iter(|| square::sgemv_host(&ctx, ni, &a, &x, 0.5, &mut hy))
         });
     }
     g.finish();
@@ -192,74 +132,19 @@ fn sgemm(c: &mut Criterion) {
         g.throughput(Throughput::Elements(2 * (n * n * n) as u64));
         let mut cc = cm.clone();
         g.bench_with_input(BenchmarkId::new("cpu", n), &n, |b, _| {
-            b.iter(|| {
-                // SAFETY: a, bm, cc hold n*n elements.
-                unsafe {
-                    cblas_sys::cblas_sgemm(
-                        cblas_sys::CblasColMajor,
-                        cblas_sys::CblasNoTrans,
-                        cblas_sys::CblasNoTrans,
-                        ni,
-                        ni,
-                        ni,
-                        1.0,
-                        a.as_ptr(),
-                        ni,
-                        bm.as_ptr(),
-                        ni,
-                        0.0,
-                        cc.as_mut_ptr(),
-                        ni,
-                    )
-                }
-            })
+            b.iter(|| cpu::sgemm(ni, &a, &bm, 0.0, &mut cc))
         });
         let (ga, gb) = (ctx.upload(&a).unwrap(), ctx.upload(&bm).unwrap());
         let mut gc = ctx.upload(&cm).unwrap();
         g.bench_with_input(BenchmarkId::new("resident", n), &n, |b, _| {
             b.iter(|| {
-                ctx.sgemm(
-                    Layout::ColMajor,
-                    NoTrans,
-                    NoTrans,
-                    ni,
-                    ni,
-                    ni,
-                    1.0,
-                    &ga,
-                    ni,
-                    &gb,
-                    ni,
-                    0.0,
-                    &mut gc,
-                    ni,
-                )
-                .unwrap();
+                square::sgemm_device(&ctx, ni, &ga, &gb, 0.0, &mut gc);
                 ctx.finish().unwrap();
             })
         });
         let mut hc = cm.clone();
         g.bench_with_input(BenchmarkId::new("e2e", n), &n, |b, _| {
-            b.iter(|| {
-                cblas::sgemm(
-                    &ctx,
-                    Layout::ColMajor,
-                    NoTrans,
-                    NoTrans,
-                    ni,
-                    ni,
-                    ni,
-                    1.0,
-                    &a,
-                    ni,
-                    &bm,
-                    ni,
-                    0.0,
-                    &mut hc,
-                    ni,
-                )
-                .unwrap()
-            })
+            b.iter(|| square::sgemm_host(&ctx, ni, &a, &bm, 0.0, &mut hc))
         });
     }
     g.finish();

@@ -19,12 +19,11 @@ extern crate blis_src;
 
 use std::time::{Duration, Instant};
 
-use fragblas::{cblas, Buffer, Ceilings, Context, GemmKernel, Layout, Transpose::NoTrans};
-use rand::{Rng, SeedableRng};
+use fragblas::{cblas, Buffer, Ceilings, Context};
 
-extern "C" {
-    fn bli_thread_set_num_threads(n: i64);
-}
+#[path = "../benches/square/mod.rs"]
+mod square;
+use square::{cpu, random};
 
 struct Options {
     quick: bool,
@@ -84,11 +83,6 @@ fn time_it(budget: Duration, mut f: impl FnMut()) -> f64 {
     times[times.len() / 2]
 }
 
-fn random(len: usize, seed: u64) -> Vec<f32> {
-    let mut r = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..len).map(|_| r.gen_range(-1.0f32..1.0)).collect()
-}
-
 /// One routine at one size: what it costs and how to run it each way.
 struct Measured {
     routine: &'static str,
@@ -122,9 +116,9 @@ fn bench_saxpy(ctx: &Context, n: usize, budget: Duration) -> Measured {
     let y0 = random(n, 2);
     let ni = n as i32;
     let mut y = y0.clone();
-    let cpu = time_it(budget, || cblas_saxpy(ni, 0.5, &x, &mut y));
+    let cpu = time_it(budget, || cpu::saxpy(ni, 0.5, &x, &mut y));
     let mut want = y0.clone();
-    cblas_saxpy(ni, 0.5, &x, &mut want);
+    cpu::saxpy(ni, 0.5, &x, &mut want);
     let gx = ctx.upload(&x).unwrap();
     let mut gy = ctx.upload(&y0).unwrap();
     ctx.saxpy(ni, 0.5, &gx, 1, &mut gy, 1).unwrap();
@@ -163,7 +157,7 @@ fn bench_sdot(ctx: &Context, n: usize, budget: Duration) -> Measured {
     let y = random(n, 4);
     let ni = n as i32;
     let mut want = 0.0;
-    let cpu = time_it(budget, || want = cblas_sdot(ni, &x, &y));
+    let cpu = time_it(budget, || want = cpu::sdot(ni, &x, &y));
     let gx = ctx.upload(&x).unwrap();
     let gy = ctx.upload(&y).unwrap();
     let got = ctx.sdot(ni, &gx, 1, &gy, 1).unwrap();
@@ -213,29 +207,13 @@ fn bench_sgemv(ctx: &Context, n: usize, budget: Duration) -> Measured {
     let y0 = random(n, 7);
     let ni = n as i32;
     let mut y = y0.clone();
-    let cpu = time_it(budget, || cblas_sgemv(ni, &a, &x, 0.5, &mut y));
+    let cpu = time_it(budget, || cpu::sgemv(ni, &a, &x, 0.5, &mut y));
     let mut want = y0.clone();
-    cblas_sgemv(ni, &a, &x, 0.5, &mut want);
+    cpu::sgemv(ni, &a, &x, 0.5, &mut want);
     let ga = ctx.upload(&a).unwrap();
     let gx = ctx.upload(&x).unwrap();
     let mut gy = ctx.upload(&y0).unwrap();
-    let run = |gy: &mut Buffer| {
-        ctx.sgemv(
-            Layout::ColMajor,
-            NoTrans,
-            ni,
-            ni,
-            1.0,
-            &ga,
-            ni,
-            &gx,
-            1,
-            0.5,
-            gy,
-            1,
-        )
-        .unwrap()
-    };
+    let run = |gy: &mut Buffer| square::sgemv_device(ctx, ni, &ga, &gx, 0.5, gy);
     run(&mut gy);
     // |a|, |x| <= 1: (|A||x|)_i <= n; sequential sums of n products on both sides.
     let verdict = check("sgemv", &gy.to_vec().unwrap(), &want, |i| {
@@ -250,22 +228,7 @@ fn bench_sgemv(ctx: &Context, n: usize, budget: Duration) -> Measured {
     let mut host = y0.clone();
     let e2e = verdict.map(|_| {
         time_it(budget, || {
-            cblas::sgemv(
-                ctx,
-                Layout::ColMajor,
-                NoTrans,
-                ni,
-                ni,
-                1.0,
-                &a,
-                ni,
-                &x,
-                1,
-                0.5,
-                &mut host,
-                1,
-            )
-            .unwrap()
+            square::sgemv_host(ctx, ni, &a, &x, 0.5, &mut host)
         })
     });
     Measured {
@@ -288,36 +251,17 @@ fn bench_sgemm(ctx: &Context, n: usize, budget: Duration) -> Measured {
     let c0 = random(n * n, 10);
     let ni = n as i32;
     let mut c = c0.clone();
-    let cpu = time_it(budget, || cblas_sgemm(ni, &a, &b, 0.0, &mut c));
+    let cpu = time_it(budget, || cpu::sgemm(ni, &a, &b, 0.0, &mut c));
     let mut want = c0.clone();
-    cblas_sgemm(ni, &a, &b, 0.0, &mut want);
+    cpu::sgemm(ni, &a, &b, 0.0, &mut want);
     // |A||B| bounds the rounding of both sides: (k + 2) eps each.
     let abs = |v: &[f32]| v.iter().map(|x| x.abs()).collect::<Vec<_>>();
     let mut bound = vec![0.0; n * n];
-    cblas_sgemm(ni, &abs(&a), &abs(&b), 0.0, &mut bound);
+    cpu::sgemm(ni, &abs(&a), &abs(&b), 0.0, &mut bound);
     let ga = ctx.upload(&a).unwrap();
     let gb = ctx.upload(&b).unwrap();
     let mut gc = ctx.upload(&c0).unwrap();
-    let run = |gc: &mut Buffer| {
-        ctx.sgemm_with(
-            GemmKernel::Auto,
-            Layout::ColMajor,
-            NoTrans,
-            NoTrans,
-            ni,
-            ni,
-            ni,
-            1.0,
-            &ga,
-            ni,
-            &gb,
-            ni,
-            0.0,
-            gc,
-            ni,
-        )
-        .unwrap()
-    };
+    let run = |gc: &mut Buffer| square::sgemm_device(ctx, ni, &ga, &gb, 0.0, gc);
     run(&mut gc);
     let verdict = check("sgemm", &gc.to_vec().unwrap(), &want, |i| {
         2.0 * (n as f32 + 2.0) * EPS * bound[i]
@@ -331,24 +275,7 @@ fn bench_sgemm(ctx: &Context, n: usize, budget: Duration) -> Measured {
     let mut host = c0.clone();
     let e2e = verdict.map(|_| {
         time_it(budget, || {
-            cblas::sgemm(
-                ctx,
-                Layout::ColMajor,
-                NoTrans,
-                NoTrans,
-                ni,
-                ni,
-                ni,
-                1.0,
-                &a,
-                ni,
-                &b,
-                ni,
-                0.0,
-                &mut host,
-                ni,
-            )
-            .unwrap()
+            square::sgemm_host(ctx, ni, &a, &b, 0.0, &mut host)
         })
     });
     let nn = n as f64;
@@ -363,56 +290,6 @@ fn bench_sgemm(ctx: &Context, n: usize, budget: Duration) -> Measured {
         cpu,
         resident,
         e2e,
-    }
-}
-
-// Thin CPU BLAS calls (BLIS).
-fn cblas_saxpy(n: i32, alpha: f32, x: &[f32], y: &mut [f32]) {
-    // SAFETY: x and y hold n elements.
-    unsafe { cblas_sys::cblas_saxpy(n, alpha, x.as_ptr(), 1, y.as_mut_ptr(), 1) }
-}
-fn cblas_sdot(n: i32, x: &[f32], y: &[f32]) -> f32 {
-    // SAFETY: x and y hold n elements.
-    unsafe { cblas_sys::cblas_sdot(n, x.as_ptr(), 1, y.as_ptr(), 1) }
-}
-fn cblas_sgemv(n: i32, a: &[f32], x: &[f32], beta: f32, y: &mut [f32]) {
-    // SAFETY: a holds n*n elements, x and y n.
-    unsafe {
-        cblas_sys::cblas_sgemv(
-            cblas_sys::CblasColMajor,
-            cblas_sys::CblasNoTrans,
-            n,
-            n,
-            1.0,
-            a.as_ptr(),
-            n,
-            x.as_ptr(),
-            1,
-            beta,
-            y.as_mut_ptr(),
-            1,
-        )
-    }
-}
-fn cblas_sgemm(n: i32, a: &[f32], b: &[f32], beta: f32, c: &mut [f32]) {
-    // SAFETY: a, b, c hold n*n elements.
-    unsafe {
-        cblas_sys::cblas_sgemm(
-            cblas_sys::CblasColMajor,
-            cblas_sys::CblasNoTrans,
-            cblas_sys::CblasNoTrans,
-            n,
-            n,
-            n,
-            1.0,
-            a.as_ptr(),
-            n,
-            b.as_ptr(),
-            n,
-            beta,
-            c.as_mut_ptr(),
-            n,
-        )
     }
 }
 
@@ -440,9 +317,7 @@ fn json_num(v: f64) -> String {
 
 fn main() {
     let opts = parse_args();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // SAFETY: plain BLIS call setting its global thread count.
-    unsafe { bli_thread_set_num_threads(threads as i64) };
+    let threads = square::blis_on_all_cores();
     let ctx = Context::new().unwrap_or_else(|e| {
         eprintln!("bench: {e}");
         std::process::exit(1)
