@@ -215,6 +215,17 @@ pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
     mb <= max && 4 * kb <= max && s.n <= max
 }
 
+/// One sgemm call in column-major form after the argument checks: what the passes read.
+#[derive(Clone, Copy)]
+struct GemmCall<'a> {
+    s: &'a GemmShape,
+    alpha: f32,
+    a: &'a Buffer,
+    b: &'a Buffer,
+    beta: f32,
+    c: &'a Buffer,
+}
+
 /// Sets the uniforms every pass that writes C shares: C's window and the BLAS scalars.
 fn set_update_uniforms(gl: &Gl, p: &Program, s: &GemmShape, alpha: f32, beta: f32) {
     gl.set_i32(p, "ldc", s.ldc as i32);
@@ -233,17 +244,15 @@ pub(crate) const GENERIC_SPAN: usize = 8192;
 /// Generic kernel over C's texture; `k = 0` skips A and B. k is covered in passes of
 /// [`GENERIC_SPAN`]: the first computes alpha*part + beta*C, each further one
 /// alpha*part + (the previous result).
-#[allow(clippy::too_many_arguments)]
-fn generic_pass(
-    inner: &Inner,
-    s: &GemmShape,
-    k: usize,
-    alpha: f32,
-    a: &Buffer,
-    b: &Buffer,
-    beta: f32,
-    c: &Buffer,
-) -> Result<Surface> {
+fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
     let prog = inner.program(Kernel::GemmGeneric)?;
     let cl = c.layout();
     let mut prev: Option<Surface> = None;
@@ -311,16 +320,15 @@ fn pack(
 }
 
 /// Vectorised path: pack op(A) and op(B), multiply, merge into a new C texture.
-#[allow(clippy::too_many_arguments)]
-fn vec4_passes(
-    inner: &Inner,
-    s: &GemmShape,
-    alpha: f32,
-    a: &Buffer,
-    b: &Buffer,
-    beta: f32,
-    c: &Buffer,
-) -> Result<Surface> {
+fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
     let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
     let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
     let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
@@ -348,17 +356,15 @@ fn vec4_passes(
 }
 
 /// Register-tiled path: pack op(A) and op(B), multiply into `cols` targets, merge into C.
-#[allow(clippy::too_many_arguments)]
-fn mrt_passes(
-    inner: &Inner,
-    cols: usize,
-    s: &GemmShape,
-    alpha: f32,
-    a: &Buffer,
-    b: &Buffer,
-    beta: f32,
-    c: &Buffer,
-) -> Result<Surface> {
+fn mrt_passes(inner: &Inner, cols: usize, call: &GemmCall) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
     let (mul, merge) = if cols == 8 {
         (Kernel::GemmMrt8, Kernel::GemmMergeMrt8)
     } else {
@@ -402,17 +408,15 @@ fn mrt_passes(
 
 /// Strip path: pack op(A) into uniform blocks and op(B) into rows of 4 columns, multiply
 /// strip by strip (chunks of k after the first add by blending), merge into C.
-#[allow(clippy::too_many_arguments)]
-fn strip_passes(
-    inner: &Inner,
-    kernel: GemmKernel,
-    s: &GemmShape,
-    alpha: f32,
-    a: &Buffer,
-    b: &Buffer,
-    beta: f32,
-    c: &Buffer,
-) -> Result<Surface> {
+fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
     let (mul, merge) = kernel.kernels();
     let plan = StripPlan::new(s, mul.uniform_blocks() as usize);
 
@@ -650,8 +654,16 @@ impl Context {
             return Ok(());
         }
         let inner = &self.inner;
+        let call = GemmCall {
+            s: &s,
+            alpha,
+            a: ca,
+            b: cb,
+            beta,
+            c,
+        };
         let out = if alpha == 0.0 || s.k == 0 {
-            generic_pass(inner, &s, 0, alpha, ca, cb, beta, c)?
+            generic_pass(inner, &call, 0)?
         } else {
             let info = self.info();
             let kernel = match kernel {
@@ -672,14 +684,12 @@ impl Context {
                 }
             };
             match kernel {
-                GemmKernel::Generic | GemmKernel::Auto => {
-                    generic_pass(inner, &s, s.k, alpha, ca, cb, beta, c)?
-                }
-                GemmKernel::Vec4 => vec4_passes(inner, &s, alpha, ca, cb, beta, c)?,
-                GemmKernel::Mrt4 => mrt_passes(inner, 4, &s, alpha, ca, cb, beta, c)?,
-                GemmKernel::Mrt8 => mrt_passes(inner, 8, &s, alpha, ca, cb, beta, c)?,
+                GemmKernel::Generic | GemmKernel::Auto => generic_pass(inner, &call, s.k)?,
+                GemmKernel::Vec4 => vec4_passes(inner, &call)?,
+                GemmKernel::Mrt4 => mrt_passes(inner, 4, &call)?,
+                GemmKernel::Mrt8 => mrt_passes(inner, 8, &call)?,
                 GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
-                    strip_passes(inner, kernel, &s, alpha, ca, cb, beta, c)?
+                    strip_passes(inner, kernel, &call)?
                 }
             }
         };
