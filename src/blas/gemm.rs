@@ -161,9 +161,8 @@ pub(crate) struct StripPlan {
     pub strips: usize,
     /// Chunks of STRIP_KC values of k.
     pub chunks: usize,
-    /// Texels of 4 columns in a row of op(B): ceil(n / 4).
-    pub nb: usize,
-    /// 2x2 blocks of those texels per value of k: ceil(nb / 4), one per quad of fragments.
+    /// 2x2 blocks of op(B)'s texels of 4 columns per value of k: ceil(ceil(n / 4) / 4), one
+    /// per quad of fragments.
     pub quads: usize,
     /// Width of a strip's band in the targets: even, with STRIP_BAND / 2 rows of quads
     /// enough for `quads` quads.
@@ -174,12 +173,10 @@ pub(crate) struct StripPlan {
 
 impl StripPlan {
     pub(crate) fn new(s: &GemmShape, group: usize) -> Self {
-        let nb = s.n.div_ceil(4).max(1);
-        let quads = nb.div_ceil(4);
+        let quads = s.n.div_ceil(4).max(1).div_ceil(4);
         StripPlan {
             strips: s.m.div_ceil(8).max(1),
             chunks: s.k.div_ceil(STRIP_KC).max(1),
-            nb,
             quads,
             band_width: 2 * quads.div_ceil(STRIP_BAND / 2),
             group,
@@ -542,7 +539,7 @@ impl Context {
         if let Some(k) = tuner.lookup(class).filter(|k| k.runs(info, s)) {
             return Ok(k);
         }
-        if candidates(info, s).len() > 1 && tuner.should_time(class, s.m * s.n * s.k) {
+        if tuner.should_time(class, s.m * s.n * s.k) && candidates(info, s).len() > 1 {
             let mut scratch = c.try_clone()?;
             return Ok(self.tune_shape(s, a, b, &mut scratch)?.chosen);
         }
