@@ -252,14 +252,11 @@ fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<Surface> {
     } = *call;
     let prog = inner.program(Kernel::GemmGeneric)?;
     let cl = c.layout();
-    let mut prev: Option<Surface> = None;
-    for span in 0..k.div_ceil(GENERIC_SPAN).max(1) {
-        let out = inner.take_surface(cl.width, cl.height)?;
-        let gl = inner.enter()?;
+    in_spans(inner, k, (cl.width, cl.height), |gl, prev, k0, k1, out| {
         gl.use_program(&prog);
         a.bind(gl, &prog, 0, "a", "a_width");
         b.bind(gl, &prog, 1, "b", "b_width");
-        match &prev {
+        match prev {
             None => c.bind(gl, &prog, 2, "c", "c_width"),
             Some(p) => {
                 gl.set_texture(&prog, "c", 2, p);
@@ -270,12 +267,35 @@ fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<Surface> {
         gl.set_i32(&prog, "a_trans", s.a.trans as i32);
         gl.set_i32(&prog, "ldb", s.b.ld as i32);
         gl.set_i32(&prog, "b_trans", s.b.trans as i32);
-        let k0 = span * GENERIC_SPAN;
         gl.set_i32(&prog, "k0", k0 as i32);
-        gl.set_i32(&prog, "k", (k0 + GENERIC_SPAN).min(k) as i32);
+        gl.set_i32(&prog, "k", k1 as i32);
         let beta = if prev.is_some() { 1.0 } else { beta };
         set_update_uniforms(gl, &prog, s, alpha, beta);
-        gl.draw(&[&out], cl.width, cl.height);
+        gl.draw(&[out], cl.width, cl.height);
+    })
+}
+
+/// Runs a generic kernel over `[0, total)` of its summed index in passes of
+/// [`GENERIC_SPAN`] (one pass when `total` is 0): `pass(gl, prev, lo, hi, out)` draws into
+/// a fresh `size` surface `out`, reading `prev`, the previous pass's output (`None` for the
+/// first, which reads the caller's buffer). Returns the last output.
+pub(crate) fn in_spans(
+    inner: &Inner,
+    total: usize,
+    size: (u32, u32),
+    mut pass: impl FnMut(&Gl, Option<&Surface>, usize, usize, &Surface),
+) -> Result<Surface> {
+    let mut prev: Option<Surface> = None;
+    for span in 0..total.div_ceil(GENERIC_SPAN).max(1) {
+        let out = inner.take_surface(size.0, size.1)?;
+        let lo = span * GENERIC_SPAN;
+        pass(
+            inner.enter()?,
+            prev.as_ref(),
+            lo,
+            (lo + GENERIC_SPAN).min(total),
+            &out,
+        );
         if let Some(p) = prev.replace(out) {
             inner.give_surface(p);
         }

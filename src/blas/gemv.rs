@@ -1,7 +1,7 @@
 //! sgemv: y := alpha*op(A)*x + beta*y.
 
 use crate::blas::args::check_span;
-use crate::blas::gemm::GENERIC_SPAN;
+use crate::blas::gemm::in_spans;
 use crate::blas::level1::{axpby_pass, install, Op};
 use crate::blas::shape::GemvShape;
 use crate::blas::shape::{gemv_shape, Layout, Transpose};
@@ -209,43 +209,41 @@ impl Context {
                 _ => {}
             }
         }
-        // The generic kernel in passes of GENERIC_SPAN values of the summed index (see
-        // there): the first computes alpha*part + beta*y, each further one adds to the last.
+        // The generic kernel in passes over the summed index (see gemm::in_spans): the first
+        // computes alpha*part + beta*y, each further one adds to the last.
         let inner = &self.inner;
         let prog = inner.program(Kernel::Gemv)?;
         let yl = y.layout();
         let len_x = if alpha == 0.0 { 0 } else { s.len_x() };
-        let mut prev: Option<crate::gl::Surface> = None;
-        for span in 0..len_x.div_ceil(GENERIC_SPAN).max(1) {
-            let out = inner.take_surface(yl.width, yl.height)?;
-            let gl = inner.enter()?;
-            gl.use_program(&prog);
-            a.bind(gl, &prog, 0, "a", "a_width");
-            gl.set_i32(&prog, "lda", s.lda as i32);
-            gl.set_i32(&prog, "trans", s.trans as i32);
-            x.bind(gl, &prog, 1, "x", "x_width");
-            gl.set_i32(&prog, "incx", incx);
-            gl.set_i32(&prog, "len_x", len_x as i32);
-            let l0 = span * GENERIC_SPAN;
-            gl.set_i32(&prog, "l0", l0 as i32);
-            gl.set_i32(&prog, "l1", (l0 + GENERIC_SPAN).min(len_x) as i32);
-            match &prev {
-                None => y.bind(gl, &prog, 2, "y", "y_width"),
-                Some(p) => {
-                    gl.set_texture(&prog, "y", 2, p);
-                    gl.set_i32(&prog, "y_width", yl.width as i32);
+        let y_ref: &Buffer = y;
+        let out = in_spans(
+            inner,
+            len_x,
+            (yl.width, yl.height),
+            |gl, prev, l0, l1, out| {
+                gl.use_program(&prog);
+                a.bind(gl, &prog, 0, "a", "a_width");
+                gl.set_i32(&prog, "lda", s.lda as i32);
+                gl.set_i32(&prog, "trans", s.trans as i32);
+                x.bind(gl, &prog, 1, "x", "x_width");
+                gl.set_i32(&prog, "incx", incx);
+                gl.set_i32(&prog, "len_x", len_x as i32);
+                gl.set_i32(&prog, "l0", l0 as i32);
+                gl.set_i32(&prog, "l1", l1 as i32);
+                match prev {
+                    None => y_ref.bind(gl, &prog, 2, "y", "y_width"),
+                    Some(p) => {
+                        gl.set_texture(&prog, "y", 2, p);
+                        gl.set_i32(&prog, "y_width", yl.width as i32);
+                    }
                 }
-            }
-            gl.set_i32(&prog, "incy", incy);
-            gl.set_i32(&prog, "len_y", s.len_y() as i32);
-            gl.set_f32(&prog, "alpha", alpha);
-            gl.set_f32(&prog, "beta", if prev.is_some() { 1.0 } else { beta });
-            gl.draw(&[&out], yl.width, yl.height);
-            if let Some(p) = prev.replace(out) {
-                inner.give_surface(p);
-            }
-        }
-        let out = prev.expect("at least one pass");
+                gl.set_i32(&prog, "incy", incy);
+                gl.set_i32(&prog, "len_y", s.len_y() as i32);
+                gl.set_f32(&prog, "alpha", alpha);
+                gl.set_f32(&prog, "beta", if prev.is_some() { 1.0 } else { beta });
+                gl.draw(&[out], yl.width, yl.height);
+            },
+        )?;
         let gl = inner.enter()?;
         let old = y.replace_surface(out);
         inner.give_surface(old);
