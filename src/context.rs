@@ -10,7 +10,7 @@ use crate::buffer::Buffer;
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
 use crate::gl::{Gl, GlBuffer, Program, Surface};
-use crate::kernels::{Kernel, PRELUDE_GL33, PRELUDE_GLES30};
+use crate::kernels::{Kernel, PRELUDE_GL33, PRELUDE_GL43, PRELUDE_GLES30, PRELUDE_GLES31};
 use crate::layout::TexLayout;
 use crate::tune::{Tuner, Tuning, TUNE_ENV};
 
@@ -52,6 +52,12 @@ pub struct ContextOptions {
     /// Directory of the tuning cache; `None` reads [`crate::tune::TUNE_CACHE_ENV`], else the
     /// user's cache directory (`$XDG_CACHE_HOME/fragblas` or `~/.cache/fragblas`).
     pub tune_cache_dir: Option<PathBuf>,
+    /// Whether sscal, scopy, sswap and saxpy on unit-stride vectors update them in place
+    /// through image stores, several texels per fragment, instead of rendering a new
+    /// texture one texel per fragment. `None` does so on hardware devices that can
+    /// ([`DeviceInfo::image_stores`]); `Some(true)` wherever the device can, software
+    /// included; `Some(false)` never. Results are the same either way.
+    pub image_stores: Option<bool>,
 }
 
 /// What a user may want to know about the device behind a context.
@@ -75,6 +81,9 @@ pub struct DeviceInfo {
     pub max_fragment_uniform_blocks: u32,
     /// `GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT`, bytes.
     pub uniform_buffer_offset_alignment: u32,
+    /// Whether fragment shaders can write textures through image stores (GL 4.3 or GLES 3.1
+    /// with two or more fragment image uniforms).
+    pub image_stores: bool,
     /// Whether RGBA32F targets can blend (always on desktop GL; `EXT_float_blend` on GLES).
     pub float_blend: bool,
     /// Whether EGL marks the device as a software rasteriser.
@@ -111,6 +120,8 @@ pub(crate) struct Inner {
     info: DeviceInfo,
     width_cap: u32,
     reduce_fan_in: Cell<u32>,
+    /// Whether the level-1 update routines write in place through image stores.
+    pub(crate) in_place_level1: bool,
     programs: RefCell<HashMap<Kernel, Rc<Program>>>,
     pool: RefCell<Pool>,
     /// Pixel-pack buffers of finished asynchronous readbacks, kept for the next ones.
@@ -178,6 +189,7 @@ impl Context {
             max_uniform_block_size: s.max_uniform_block_size,
             max_fragment_uniform_blocks: s.max_fragment_uniform_blocks,
             uniform_buffer_offset_alignment: s.uniform_buffer_offset_alignment,
+            image_stores: s.image_stores,
             float_blend: api != GlApi::Gles
                 || s.extensions.iter().any(|e| e == "GL_EXT_float_blend"),
             software: desc.software,
@@ -214,6 +226,7 @@ impl Context {
         if clear_cache {
             tuner.clear()?;
         }
+        let in_place_level1 = info.image_stores && options.image_stores.unwrap_or(!info.software);
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         CURRENT.with(|c| c.set(id));
         let inner = Inner {
@@ -223,6 +236,7 @@ impl Context {
             info,
             width_cap,
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
+            in_place_level1,
             programs: RefCell::new(HashMap::new()),
             pool: RefCell::new(Pool::default()),
             pack_buffers: RefCell::new(Vec::new()),
@@ -249,6 +263,12 @@ impl Context {
     /// The largest buffer (in floats) this context can hold.
     pub fn max_buffer_len(&self) -> usize {
         crate::layout::max_floats(self.inner.width_cap, self.inner.info.max_texture_size)
+    }
+
+    /// Whether sscal, scopy, sswap and saxpy update unit-stride vectors in place through
+    /// image stores in this context (see [`ContextOptions::image_stores`]).
+    pub fn level1_in_place(&self) -> bool {
+        self.inner.in_place_level1
     }
 
     /// Texels each reduction fragment folds together per pass (2 is the blueprint's half
@@ -355,9 +375,11 @@ impl Inner {
             return Ok(p.clone());
         }
         let gl = self.enter()?;
-        let prelude = match self.info.api {
-            GlApi::Gles => PRELUDE_GLES30,
-            _ => PRELUDE_GL33,
+        let prelude = match (self.info.api, k.stores_images()) {
+            (GlApi::Gles, false) => PRELUDE_GLES30,
+            (GlApi::Gles, true) => PRELUDE_GLES31,
+            (_, false) => PRELUDE_GL33,
+            (_, true) => PRELUDE_GL43,
         };
         let (vs, fs) = k.sources(prelude);
         let p = Rc::new(gl.compile(k.name(), &vs, &fs)?);

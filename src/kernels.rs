@@ -9,6 +9,11 @@ pub(crate) enum Kernel {
     AxpbyUnit,
     /// The same with any increments; untouched elements pass through.
     AxpbyStrided,
+    /// `AxpbyUnit` in place: image stores, [`IMAGE_TEXELS_PER_FRAGMENT`] texels per
+    /// fragment.
+    AxpbyImage,
+    /// In-place exchange of two unit-stride vectors through image stores.
+    SwapImage,
     /// First reduction pass of sdot: products of x and y, `fan_in` texels per fragment.
     DotMap,
     /// First pass of sasum: |x|.
@@ -91,6 +96,7 @@ impl Kernel {
         match self {
             Kernel::AxpbyUnit => "axpby_unit.frag",
             Kernel::AxpbyStrided => "axpby_strided.frag",
+            Kernel::AxpbyImage | Kernel::SwapImage => "axpby_image.frag",
             Kernel::DotMap | Kernel::DotMapUnit => "dot_map.frag",
             Kernel::AsumMap | Kernel::AsumMapUnit => "asum_map.frag",
             Kernel::AmaxMap | Kernel::AmaxMapUnit => "amax_map.frag",
@@ -124,6 +130,7 @@ impl Kernel {
         match self {
             Kernel::AxpbyUnit => include_str!("../glsl/axpby_unit.frag"),
             Kernel::AxpbyStrided => include_str!("../glsl/axpby_strided.frag"),
+            Kernel::AxpbyImage | Kernel::SwapImage => include_str!("../glsl/axpby_image.frag"),
             Kernel::DotMap | Kernel::DotMapUnit => include_str!("../glsl/dot_map.frag"),
             Kernel::AsumMap | Kernel::AsumMapUnit => include_str!("../glsl/asum_map.frag"),
             Kernel::AmaxMap | Kernel::AmaxMapUnit => include_str!("../glsl/amax_map.frag"),
@@ -188,10 +195,16 @@ impl Kernel {
         }
     }
 
+    /// Whether the kernel writes through image stores (and so needs GL 4.3 or GLES 3.1).
+    pub(crate) fn stores_images(self) -> bool {
+        matches!(self, Kernel::AxpbyImage | Kernel::SwapImage)
+    }
+
     /// Whether a device with these limits can compile and run the kernel.
     pub(crate) fn runs_on(self, info: &crate::context::DeviceInfo) -> bool {
         let blocks = self.uniform_blocks();
-        self.draw_buffers() <= info.max_draw_buffers
+        (info.image_stores || !self.stores_images())
+            && self.draw_buffers() <= info.max_draw_buffers
             && (blocks == 0
                 || (blocks <= info.max_fragment_uniform_blocks
                     && info.max_uniform_block_size as usize >= STRIP_BLOCK_BYTES
@@ -206,6 +219,8 @@ impl Kernel {
             | Kernel::AmaxMapUnit
             | Kernel::SsqMapUnit
             | Kernel::IamaxMapUnit => "#define UNIT_STRIDE 1",
+            Kernel::AxpbyImage => "#define PER 8\n#define SWAP 0",
+            Kernel::SwapImage => "#define PER 8\n#define SWAP 1",
             Kernel::GemmMrt4 | Kernel::GemmMergeMrt4 => "#define COLS 4",
             Kernel::GemmMrt8 | Kernel::GemmMergeMrt8 => "#define COLS 8",
             Kernel::GemmPackStrip | Kernel::GemmMergeStrip => "#define KC 2048\n#define BAND 8",
@@ -225,6 +240,9 @@ impl Kernel {
     }
 }
 
+/// Texels each fragment of the image-store kernels updates (`PER` in their file).
+pub(crate) const IMAGE_TEXELS_PER_FRAGMENT: u32 = 8;
+
 /// k values per uniform block of the strip kernels (`KC` in their files).
 pub(crate) const STRIP_KC: usize = 2048;
 
@@ -241,10 +259,19 @@ pub(crate) const PRELUDE_GL33: &str = "#version 330 core";
 pub(crate) const PRELUDE_GLES30: &str =
     "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;";
 
+/// Version prelude of the image-store kernels on desktop GL.
+pub(crate) const PRELUDE_GL43: &str = "#version 430 core";
+
+/// Version prelude of the image-store kernels on OpenGL ES.
+pub(crate) const PRELUDE_GLES31: &str = "#version 310 es\nprecision highp float;\n\
+     precision highp int;\nprecision highp sampler2D;\nprecision highp image2D;";
+
 /// Every kernel, for compiling ahead of use.
 pub(crate) const ALL: &[Kernel] = &[
     Kernel::AxpbyUnit,
     Kernel::AxpbyStrided,
+    Kernel::AxpbyImage,
+    Kernel::SwapImage,
     Kernel::DotMap,
     Kernel::DotMapUnit,
     Kernel::AsumMap,

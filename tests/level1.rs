@@ -62,27 +62,28 @@ fn gpu_reduce_bound(ctx: &Context, n: i32) -> f32 {
 
 #[test]
 fn saxpy_matches_blas() {
-    let ctx = ctx();
-    let mut r = rng(1);
-    for &n in &SIZES {
-        for &incx in &INCS {
-            for &incy in &INCS {
-                let alpha = if n % 2 == 0 { 0.7 } else { -1.25 };
-                let x = vector(&mut r, n, incx, false);
-                let y0 = vector(&mut r, n, incy, false);
-                let gx = ctx.upload(&x).unwrap();
-                let mut gy = ctx.upload(&y0).unwrap();
-                ctx.saxpy(n, alpha, &gx, incx, &mut gy, incy).unwrap();
-                let got = gy.to_vec().unwrap();
-                let mut want = y0.clone();
-                cpu::saxpy(n, alpha, &x, incx, &mut want, incy);
-                let what = format!("saxpy n={n} incx={incx} incy={incy}");
-                // One FMA on either side: at most one rounding of each operand's magnitude.
-                assert_close_slices(&what, &got, &want, |i| {
-                    2.0 * EPS * (want[i].abs() + y0[i].abs() + 4.0 * alpha.abs())
-                });
-                assert_untouched(&what, &got, &y0, n, incy);
-                assert_same_slices(&what, &gx.to_vec().unwrap(), &x);
+    for ctx in both_paths() {
+        let mut r = rng(1);
+        for &n in &SIZES {
+            for &incx in &INCS {
+                for &incy in &INCS {
+                    let alpha = if n % 2 == 0 { 0.7 } else { -1.25 };
+                    let x = vector(&mut r, n, incx, false);
+                    let y0 = vector(&mut r, n, incy, false);
+                    let gx = ctx.upload(&x).unwrap();
+                    let mut gy = ctx.upload(&y0).unwrap();
+                    ctx.saxpy(n, alpha, &gx, incx, &mut gy, incy).unwrap();
+                    let got = gy.to_vec().unwrap();
+                    let mut want = y0.clone();
+                    cpu::saxpy(n, alpha, &x, incx, &mut want, incy);
+                    let what = format!("saxpy n={n} incx={incx} incy={incy}");
+                    // One FMA on either side: at most one rounding of each operand's magnitude.
+                    assert_close_slices(&what, &got, &want, |i| {
+                        2.0 * EPS * (want[i].abs() + y0[i].abs() + 4.0 * alpha.abs())
+                    });
+                    assert_untouched(&what, &got, &y0, n, incy);
+                    assert_same_slices(&what, &gx.to_vec().unwrap(), &x);
+                }
             }
         }
     }
@@ -90,29 +91,30 @@ fn saxpy_matches_blas() {
 
 #[test]
 fn scopy_and_sswap_match_blas_bit_for_bit() {
-    let ctx = ctx();
-    let mut r = rng(2);
-    for &n in &SIZES {
-        for &incx in &INCS {
-            for &incy in &INCS {
-                let x0 = vector(&mut r, n, incx, false);
-                let y0 = vector(&mut r, n, incy, false);
-                let what = format!("n={n} incx={incx} incy={incy}");
+    for ctx in both_paths() {
+        let mut r = rng(2);
+        for &n in &SIZES {
+            for &incx in &INCS {
+                for &incy in &INCS {
+                    let x0 = vector(&mut r, n, incx, false);
+                    let y0 = vector(&mut r, n, incy, false);
+                    let what = format!("n={n} incx={incx} incy={incy}");
 
-                let gx = ctx.upload(&x0).unwrap();
-                let mut gy = ctx.upload(&y0).unwrap();
-                ctx.scopy(n, &gx, incx, &mut gy, incy).unwrap();
-                let mut want = y0.clone();
-                cpu::scopy(n, &x0, incx, &mut want, incy);
-                assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
+                    let gx = ctx.upload(&x0).unwrap();
+                    let mut gy = ctx.upload(&y0).unwrap();
+                    ctx.scopy(n, &gx, incx, &mut gy, incy).unwrap();
+                    let mut want = y0.clone();
+                    cpu::scopy(n, &x0, incx, &mut want, incy);
+                    assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
 
-                let mut gx = ctx.upload(&x0).unwrap();
-                let mut gy = ctx.upload(&y0).unwrap();
-                ctx.sswap(n, &mut gx, incx, &mut gy, incy).unwrap();
-                let (mut wx, mut wy) = (x0.clone(), y0.clone());
-                cpu::sswap(n, &mut wx, incx, &mut wy, incy);
-                assert_same_slices(&format!("sswap x {what}"), &gx.to_vec().unwrap(), &wx);
-                assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+                    let mut gx = ctx.upload(&x0).unwrap();
+                    let mut gy = ctx.upload(&y0).unwrap();
+                    ctx.sswap(n, &mut gx, incx, &mut gy, incy).unwrap();
+                    let (mut wx, mut wy) = (x0.clone(), y0.clone());
+                    cpu::sswap(n, &mut wx, incx, &mut wy, incy);
+                    assert_same_slices(&format!("sswap x {what}"), &gx.to_vec().unwrap(), &wx);
+                    assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+                }
             }
         }
     }
@@ -120,26 +122,27 @@ fn scopy_and_sswap_match_blas_bit_for_bit() {
 
 #[test]
 fn sscal_matches_blas() {
-    let ctx = ctx();
-    let mut r = rng(3);
-    for &n in &SIZES {
-        for &incx in &INCS {
-            for alpha in [0.0f32, -1.0, 0.7] {
-                let x0 = vector(&mut r, n, incx, false);
-                let mut gx = ctx.upload(&x0).unwrap();
-                ctx.sscal(n, alpha, &mut gx, incx).unwrap();
-                let got = gx.to_vec().unwrap();
-                let what = format!("sscal n={n} incx={incx} alpha={alpha}");
-                if incx < 0 {
-                    // Reference BLAS returns at once for a negative increment.
-                    assert_same_slices(&what, &got, &x0);
-                    continue;
+    for ctx in both_paths() {
+        let mut r = rng(3);
+        for &n in &SIZES {
+            for &incx in &INCS {
+                for alpha in [0.0f32, -1.0, 0.7] {
+                    let x0 = vector(&mut r, n, incx, false);
+                    let mut gx = ctx.upload(&x0).unwrap();
+                    ctx.sscal(n, alpha, &mut gx, incx).unwrap();
+                    let got = gx.to_vec().unwrap();
+                    let what = format!("sscal n={n} incx={incx} alpha={alpha}");
+                    if incx < 0 {
+                        // Reference BLAS returns at once for a negative increment.
+                        assert_same_slices(&what, &got, &x0);
+                        continue;
+                    }
+                    let mut want = x0.clone();
+                    cpu::sscal(n, alpha, &mut want, incx);
+                    // One rounded product on each side.
+                    assert_close_slices(&what, &got, &want, |i| EPS * want[i].abs());
+                    assert_untouched(&what, &got, &x0, n, incx);
                 }
-                let mut want = x0.clone();
-                cpu::sscal(n, alpha, &mut want, incx);
-                // One rounded product on each side.
-                assert_close_slices(&what, &got, &want, |i| EPS * want[i].abs());
-                assert_untouched(&what, &got, &x0, n, incx);
             }
         }
     }
@@ -340,35 +343,103 @@ fn nan_and_inf_propagate_as_in_blas() {
 
 #[test]
 fn sscal_by_zero_propagates_nan_as_reference_blas() {
-    // Reference sscal multiplies: 0 * NaN and 0 * Inf are NaN, finite values become 0.
-    let ctx = ctx();
-    let x = [1.0f32, f32::NAN, -2.0, f32::INFINITY, 3.0];
-    let mut g = ctx.upload(&x).unwrap();
-    ctx.sscal(5, 0.0, &mut g, 1).unwrap();
-    let got = g.to_vec().unwrap();
-    assert_eq!(got[0], 0.0);
-    assert!(got[1].is_nan() && got[3].is_nan());
-    assert_eq!((got[2], got[4]), (0.0, 0.0));
+    for ctx in both_paths() {
+        // Reference sscal multiplies: 0 * NaN and 0 * Inf are NaN, finite values become 0.
+        let x = [1.0f32, f32::NAN, -2.0, f32::INFINITY, 3.0];
+        let mut g = ctx.upload(&x).unwrap();
+        ctx.sscal(5, 0.0, &mut g, 1).unwrap();
+        let got = g.to_vec().unwrap();
+        assert_eq!(got[0], 0.0);
+        assert!(got[1].is_nan() && got[3].is_nan());
+        assert_eq!((got[2], got[4]), (0.0, 0.0));
+    }
 }
 
 #[test]
 fn saxpy_with_alpha_zero_reads_nothing() {
-    let ctx = ctx();
-    let x = [f32::NAN; 4];
-    let y = [1.0f32, 2.0, 3.0, 4.0];
-    let gx = ctx.upload(&x).unwrap();
-    let mut gy = ctx.upload(&y).unwrap();
-    ctx.saxpy(4, 0.0, &gx, 1, &mut gy, 1).unwrap();
-    assert_eq!(gy.to_vec().unwrap(), y.to_vec());
+    for ctx in both_paths() {
+        let x = [f32::NAN; 4];
+        let y = [1.0f32, 2.0, 3.0, 4.0];
+        let gx = ctx.upload(&x).unwrap();
+        let mut gy = ctx.upload(&y).unwrap();
+        ctx.saxpy(4, 0.0, &gx, 1, &mut gy, 1).unwrap();
+        assert_eq!(gy.to_vec().unwrap(), y.to_vec());
+    }
 }
 
 #[test]
 fn scopy_does_not_read_the_old_y() {
-    let ctx = ctx();
-    let gx = ctx.upload(&[1.0, 2.0, 3.0]).unwrap();
-    let mut gy = ctx.upload(&[f32::NAN; 3]).unwrap();
-    ctx.scopy(3, &gx, 1, &mut gy, 1).unwrap();
-    assert_eq!(gy.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
+    for ctx in both_paths() {
+        let gx = ctx.upload(&[1.0, 2.0, 3.0]).unwrap();
+        let mut gy = ctx.upload(&[f32::NAN; 3]).unwrap();
+        ctx.scopy(3, &gx, 1, &mut gy, 1).unwrap();
+        assert_eq!(gy.to_vec().unwrap(), vec![1.0, 2.0, 3.0]);
+    }
+}
+
+#[test]
+fn the_image_context_updates_in_place_where_the_device_can() {
+    let ctx = image_ctx();
+    assert_eq!(ctx.level1_in_place(), ctx.info().image_stores);
+    // Mesa llvmpipe (CI) has image stores in both APIs.
+    if ctx.info().software {
+        assert!(ctx.level1_in_place(), "{:?}", ctx.info().version);
+    }
+}
+
+#[test]
+fn unit_stride_updates_of_buffers_of_other_lengths() {
+    // Lengths that give equal texture widths with different heights, and different widths
+    // (where the in-place path falls back to rendering); n at, below and far below both.
+    let lens = [
+        (70_000usize, 40_000usize),
+        (40_000, 70_000),
+        (5_000, 70_000),
+        (9, 70_001),
+    ];
+    for ctx in both_paths() {
+        let mut r = rng(11);
+        for (lx, ly) in lens {
+            for n in [lx.min(ly) as i32, lx.min(ly) as i32 - 3, 5] {
+                for inc in [1, -1] {
+                    let x0 = reals(&mut r, lx);
+                    let y0 = reals(&mut r, ly);
+                    let what = format!("lx={lx} ly={ly} n={n} inc={inc}");
+
+                    let gx = ctx.upload(&x0).unwrap();
+                    let mut gy = ctx.upload(&y0).unwrap();
+                    ctx.saxpy(n, -0.75, &gx, inc, &mut gy, inc).unwrap();
+                    let mut want = y0.clone();
+                    cpu::saxpy(n, -0.75, &x0, inc, &mut want, inc);
+                    let got = gy.to_vec().unwrap();
+                    assert_close_slices(&format!("saxpy {what}"), &got, &want, |i| {
+                        2.0 * EPS * (want[i].abs() + y0[i].abs() + 4.0)
+                    });
+                    assert_untouched(&format!("saxpy {what}"), &got, &y0, n, inc);
+
+                    ctx.scopy(n, &gx, inc, &mut gy, inc).unwrap();
+                    let mut want = y0.clone();
+                    cpu::scopy(n, &x0, inc, &mut want, inc);
+                    assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
+
+                    let mut gx = ctx.upload(&x0).unwrap();
+                    let mut gy = ctx.upload(&y0).unwrap();
+                    ctx.sswap(n, &mut gx, inc, &mut gy, inc).unwrap();
+                    let (mut wx, mut wy) = (x0.clone(), y0.clone());
+                    cpu::sswap(n, &mut wx, inc, &mut wy, inc);
+                    assert_same_slices(&format!("sswap x {what}"), &gx.to_vec().unwrap(), &wx);
+                    assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+
+                    if inc > 0 {
+                        ctx.sscal(n, 1.5, &mut gx, inc).unwrap();
+                        let mut want = wx.clone();
+                        cpu::sscal(n, 1.5, &mut want, inc);
+                        assert_same_slices(&format!("sscal {what}"), &gx.to_vec().unwrap(), &want);
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -535,7 +606,7 @@ proptest! {
         n in -2i32..3000, incx in nonzero_inc(), incy in nonzero_inc(),
         alpha in -3.0f32..3.0, seed in any::<u64>()
     ) {
-        let ctx = ctx();
+        for ctx in both_paths() {
         let mut r = rng(seed);
         let x = vector(&mut r, n, incx, true);
         let y0 = vector(&mut r, n, incy, true);
@@ -552,6 +623,7 @@ proptest! {
             // One FMA rounding on either side.
             let tol = 2.0 * EPS * (want[i].abs() + y0[i].abs() + 4.0 * alpha.abs());
             prop_assert!((got[i] - want[i]).abs() <= tol, "element {} got {} want {}", i, got[i], want[i]);
+        }
         }
     }
 }

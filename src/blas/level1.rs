@@ -1,16 +1,22 @@
 //! Level 1 element-wise routines: sscal, scopy, sswap, saxpy.
 //!
-//! Every one renders the new contents of its output into a scratch texture of the output's
-//! shape (reading the old one, since GL cannot read and write one texture in a draw) and
-//! swaps it into the buffer; the old texture goes back to the context's pool. Elements the
-//! BLAS definition does not touch pass through unchanged.
+//! Two ways to write the result:
+//! - in place, through image stores, where the context allows it
+//!   ([`crate::ContextOptions::image_stores`]), both increments are the same +1 or -1 and
+//!   the two textures have the same width: each fragment updates
+//!   [`IMAGE_TEXELS_PER_FRAGMENT`] texels, and only the texels holding the `n` elements are
+//!   visited;
+//! - otherwise by rendering the new contents of the output into a scratch texture of the
+//!   output's shape (reading the old one, since GL cannot read and write one texture in a
+//!   draw) and swapping it into the buffer; the old texture goes back to the context's pool.
+//!   Elements the BLAS definition does not touch pass through unchanged.
 
 use crate::blas::args::{one_vector, two_vectors, Lead};
 use crate::buffer::Buffer;
 use crate::context::Context;
 use crate::error::Result;
 use crate::gl::Surface;
-use crate::kernels::Kernel;
+use crate::kernels::{Kernel, IMAGE_TEXELS_PER_FRAGMENT};
 
 /// `op` uniform of the axpby kernels.
 #[derive(Clone, Copy)]
@@ -60,6 +66,65 @@ pub(crate) fn axpby_pass(
     Ok(out)
 }
 
+/// Whether the in-place path takes an update of `n` elements of `x` (increment `incx`) and
+/// `y` (increment `incy`) in this context.
+fn in_place(ctx: &Context, incx: i32, x: &Buffer, incy: i32, y: &Buffer) -> bool {
+    ctx.inner.in_place_level1
+        && incx == incy
+        && incx.abs() == 1
+        && x.layout().width == y.layout().width
+}
+
+/// Grid of fragments that covers the texels holding `n` elements of a texture `width`
+/// texels wide, [`IMAGE_TEXELS_PER_FRAGMENT`] texels per fragment along each row.
+fn image_grid(n: i32, width: u32) -> (u32, u32) {
+    let texels = (n.max(0) as u32).div_ceil(4);
+    (
+        width.div_ceil(IMAGE_TEXELS_PER_FRAGMENT),
+        texels.div_ceil(width),
+    )
+}
+
+/// Applies `op` in place to the first `n` elements of `y` (both vectors unit-stride, with
+/// textures of equal width: see [`in_place`]). With `swap`, exchanges them instead, and
+/// `x_out` must be `x`'s surface.
+#[allow(clippy::too_many_arguments)]
+fn image_pass(
+    ctx: &Context,
+    n: i32,
+    op: Op,
+    alpha: f32,
+    beta: f32,
+    x: &Buffer,
+    y: &Buffer,
+    swap: bool,
+) -> Result<()> {
+    let inner = &ctx.inner;
+    let kernel = if swap {
+        Kernel::SwapImage
+    } else {
+        Kernel::AxpbyImage
+    };
+    let prog = inner.program(kernel)?;
+    let width = y.layout().width;
+    let (gw, gh) = image_grid(n, width);
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    x.bind(gl, &prog, 0, "x", "width");
+    y.bind(gl, &prog, 1, "y", "width");
+    gl.set_i32(&prog, "grid_width", gw as i32);
+    gl.set_i32(&prog, "n", n);
+    gl.set_i32(&prog, "op", op as i32);
+    gl.set_f32(&prog, "alpha", alpha);
+    gl.set_f32(&prog, "beta", beta);
+    if swap {
+        gl.draw_image_stores(&[y.surface(), x.surface()], gw, gh);
+    } else {
+        gl.draw_image_stores(&[y.surface()], gw, gh);
+    }
+    Ok(())
+}
+
 /// Swaps `s` into `buf` and returns the old texture to the pool.
 pub(crate) fn install(buf: &mut Buffer, s: Surface) {
     let old = buf.replace_surface(s);
@@ -76,8 +141,12 @@ impl Context {
         if !one_vector(self, R, Lead::NAlpha, n, x, incx)? {
             return Ok(());
         }
-        let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
-        install(x, s);
+        if in_place(self, incx, x, incx, x) {
+            image_pass(self, n, Op::Axpby, alpha, 0.0, x, x, false)?;
+        } else {
+            let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
+            install(x, s);
+        }
         self.inner.enter()?.check(R)
     }
 
@@ -87,8 +156,12 @@ impl Context {
         if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
             return Ok(());
         }
-        let s = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
-        install(y, s);
+        if in_place(self, incx, x, incy, y) {
+            image_pass(self, n, Op::Copy, 1.0, 0.0, x, y, false)?;
+        } else {
+            let s = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
+            install(y, s);
+        }
         self.inner.enter()?.check(R)
     }
 
@@ -104,6 +177,10 @@ impl Context {
         const R: &str = "sswap";
         if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
             return Ok(());
+        }
+        if in_place(self, incx, x, incy, y) {
+            image_pass(self, n, Op::Copy, 1.0, 0.0, x, y, true)?;
+            return self.inner.enter()?.check(R);
         }
         // Both new contents are rendered from the old textures before either is replaced.
         let new_x = axpby_pass(self, n, Op::Copy, 1.0, 0.0, y, incy, x, incx)?;
@@ -138,8 +215,12 @@ impl Context {
         if !two_vectors(self, R, Lead::NAlpha, n, alpha == 0.0, (x, incx), (y, incy))? {
             return Ok(());
         }
-        let s = axpby_pass(self, n, Op::Axpby, alpha, 1.0, x, incx, y, incy)?;
-        install(y, s);
+        if in_place(self, incx, x, incy, y) {
+            image_pass(self, n, Op::Axpby, alpha, 1.0, x, y, false)?;
+        } else {
+            let s = axpby_pass(self, n, Op::Axpby, alpha, 1.0, x, incx, y, incy)?;
+            install(y, s);
+        }
         self.inner.enter()?.check(R)
     }
 }

@@ -1,5 +1,5 @@
 //! Headless EGL set-up: pick a device from the EGL device platform, create a surfaceless
-//! GL 3.3 core context on it and load the GL function table.
+//! GL 4.3 (else 3.3) core context on it and load the GL function table.
 
 use std::ffi::CString;
 
@@ -90,7 +90,7 @@ fn describe(index: usize, d: &Device) -> DeviceDesc {
 pub(crate) fn create(
     index: Option<usize>,
     api: GlApi,
-) -> Result<(EglContext, glow::Context, DeviceDesc, GlApi)> {
+) -> Result<(EglContext, GlFns, DeviceDesc, GlApi)> {
     let devs = devices()?;
     if devs.is_empty() {
         return Err(Error::NoDevice(format!(
@@ -124,7 +124,7 @@ pub(crate) fn create(
 }
 
 /// Creates a context of the requested API; `Auto` tries desktop GL, then GLES.
-fn create_any(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context, GlApi)> {
+fn create_any(device: &Device, api: GlApi) -> Result<(EglContext, GlFns, GlApi)> {
     match api {
         GlApi::Auto => match create_on(device, GlApi::DesktopGl) {
             Ok((c, g)) => Ok((c, g, GlApi::DesktopGl)),
@@ -138,7 +138,7 @@ fn create_any(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context,
     }
 }
 
-fn create_on(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context)> {
+fn create_on(device: &Device, api: GlApi) -> Result<(EglContext, GlFns)> {
     let gles = api == GlApi::Gles;
     // SAFETY: `None` is the documented argument for a device display; the device comes from
     // EGL's own enumeration and outlives this call.
@@ -153,19 +153,38 @@ fn create_on(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context)>
         .map_err(|e| Error::Context(format!("eglChooseConfig failed: {e}")))?
         .next()
         .ok_or_else(|| Error::Context(format!("no EGL config supports {api:?}")))?;
-    let attrs = if gles {
-        ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::Gles(Some(Version::new(3, 0))))
-            .build(None)
+    // The newest version the kernels can use first (GL 4.3 / GLES 3.1 bring image stores;
+    // some drivers, NVIDIA's among them, give exactly the version asked for), then the
+    // minimum the crate needs.
+    let versions: [(u8, u8); 2] = if gles {
+        [(3, 1), (3, 0)]
     } else {
-        ContextAttributesBuilder::new()
-            .with_profile(GlProfile::Core)
-            .with_context_api(ContextApi::OpenGl(Some(Version::new(3, 3))))
-            .build(None)
+        [(4, 3), (3, 3)]
     };
-    // SAFETY: `config` belongs to `display`; no window handle is involved.
-    let not_current = unsafe { display.create_context(&config, &attrs) }
-        .map_err(|e| Error::Context(format!("eglCreateContext ({api:?}) failed: {e}")))?;
+    let mut not_current = None;
+    let mut last_err = String::new();
+    for (major, minor) in versions {
+        let attrs = if gles {
+            ContextAttributesBuilder::new()
+                .with_context_api(ContextApi::Gles(Some(Version::new(major, minor))))
+                .build(None)
+        } else {
+            ContextAttributesBuilder::new()
+                .with_profile(GlProfile::Core)
+                .with_context_api(ContextApi::OpenGl(Some(Version::new(major, minor))))
+                .build(None)
+        };
+        // SAFETY: `config` belongs to `display`; no window handle is involved.
+        match unsafe { display.create_context(&config, &attrs) } {
+            Ok(c) => {
+                not_current = Some(c);
+                break;
+            }
+            Err(e) => last_err = format!("{major}.{minor}: {e}"),
+        }
+    }
+    let not_current = not_current
+        .ok_or_else(|| Error::Context(format!("eglCreateContext ({api:?}) failed: {last_err}")))?;
     let context = not_current
         .make_current_surfaceless()
         .map_err(|e| Error::Context(format!("surfaceless eglMakeCurrent failed: {e}")))?;
@@ -176,11 +195,31 @@ fn create_on(device: &Device, api: GlApi) -> Result<(EglContext, glow::Context)>
             display.get_proc_address(&c)
         })
     };
+    // glow has no wrapper for glFramebufferParameteri (GL 4.3, GLES 3.1), which sizes a
+    // framebuffer without attachments for the image-store kernels; look it up directly.
+    let fb_param = display.get_proc_address(c"glFramebufferParameteri");
+    // SAFETY: a non-null address returned for this name is the GL entry point
+    // `void glFramebufferParameteri(GLenum, GLenum, GLint)` of the current context.
+    let fb_param = (!fb_param.is_null()).then(|| unsafe {
+        std::mem::transmute::<*const std::ffi::c_void, FramebufferParameteri>(fb_param)
+    });
     Ok((
         EglContext {
             context,
             _display: display,
         },
-        gl,
+        GlFns {
+            glow: gl,
+            framebuffer_parameteri: fb_param,
+        },
     ))
 }
+
+/// The GL entry points of one context: glow's table and the one call glow lacks.
+pub(crate) struct GlFns {
+    pub glow: glow::Context,
+    pub framebuffer_parameteri: Option<FramebufferParameteri>,
+}
+
+/// `glFramebufferParameteri(target, pname, param)`.
+pub(crate) type FramebufferParameteri = unsafe extern "system" fn(u32, u32, i32);

@@ -60,6 +60,10 @@ impl std::fmt::Debug for Program {
 pub(crate) struct Gl {
     gl: glow::Context,
     vao: glow::VertexArray,
+    /// `glFramebufferParameteri`, where the driver has it.
+    framebuffer_parameteri: Option<egl::FramebufferParameteri>,
+    /// A framebuffer without attachments, for the kernels that write through image stores.
+    image_fbo: glow::Framebuffer,
 }
 
 /// Numbers read off a context once at creation.
@@ -74,14 +78,20 @@ pub(crate) struct GlStrings {
     pub max_uniform_block_size: u32,
     pub max_fragment_uniform_blocks: u32,
     pub uniform_buffer_offset_alignment: u32,
+    /// Whether fragment shaders can write two or more images and a framebuffer without
+    /// attachments can be sized (GL 4.3 or GLES 3.1).
+    pub image_stores: bool,
     pub extensions: Vec<String>,
 }
 
 impl Gl {
     /// Wraps a loaded function table. The context must be current.
-    pub(crate) fn new(gl: glow::Context) -> Result<Self> {
+    pub(crate) fn new(fns: egl::GlFns) -> Result<Self> {
+        let gl = fns.glow;
         // SAFETY: the context that loaded `gl` is current (egl::create made it so).
         let vao = unsafe { gl.create_vertex_array() }.map_err(Error::Context)?;
+        // SAFETY: as above.
+        let image_fbo = unsafe { gl.create_framebuffer() }.map_err(Error::Context)?;
         // SAFETY: as above; `vao` was just created by this context.
         unsafe {
             gl.bind_vertex_array(Some(vao));
@@ -92,7 +102,12 @@ impl Gl {
             gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
             gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
         }
-        Ok(Gl { gl, vao })
+        Ok(Gl {
+            gl,
+            vao,
+            framebuffer_parameteri: fns.framebuffer_parameteri,
+            image_fbo,
+        })
     }
 
     pub(crate) fn strings(&self) -> GlStrings {
@@ -101,7 +116,24 @@ impl Gl {
             let mut extensions: Vec<String> =
                 self.gl.supported_extensions().iter().cloned().collect();
             extensions.sort();
+            let v = self.gl.version();
+            let images_core = if v.is_embedded {
+                (v.major, v.minor) >= (3, 1)
+            } else {
+                (v.major, v.minor) >= (4, 3)
+            };
+            // Queried only where the enum exists (an unknown enum would raise an error).
+            let max_fragment_image_uniforms = if images_core {
+                self.gl
+                    .get_parameter_i32(glow::MAX_FRAGMENT_IMAGE_UNIFORMS)
+                    .max(0) as u32
+            } else {
+                0
+            };
             GlStrings {
+                image_stores: images_core
+                    && self.framebuffer_parameteri.is_some()
+                    && max_fragment_image_uniforms >= 2,
                 renderer: self.gl.get_parameter_string(glow::RENDERER),
                 vendor: self.gl.get_parameter_string(glow::VENDOR),
                 version: self.gl.get_parameter_string(glow::VERSION),
@@ -155,17 +187,30 @@ impl Gl {
                 glow::CLAMP_TO_EDGE as i32,
             );
             gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAX_LEVEL, 0);
-            gl.tex_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                glow::RGBA32F as i32,
-                width as i32,
-                height as i32,
-                0,
-                glow::RGBA,
-                glow::FLOAT,
-                glow::PixelUnpackData::Slice(None),
-            );
+            // Immutable storage where the API has it (GLES binds only immutable textures
+            // as images); GL 3.3 without texture storage allocates the mutable way.
+            let v = gl.version();
+            if v.is_embedded || (v.major, v.minor) >= (4, 2) {
+                gl.tex_storage_2d(
+                    glow::TEXTURE_2D,
+                    1,
+                    glow::RGBA32F,
+                    width as i32,
+                    height as i32,
+                );
+            } else {
+                gl.tex_image_2d(
+                    glow::TEXTURE_2D,
+                    0,
+                    glow::RGBA32F as i32,
+                    width as i32,
+                    height as i32,
+                    0,
+                    glow::RGBA,
+                    glow::FLOAT,
+                    glow::PixelUnpackData::Slice(None),
+                );
+            }
             gl.bind_texture(glow::TEXTURE_2D, None);
             let err = gl.get_error();
             if err != glow::NO_ERROR {
@@ -747,6 +792,64 @@ impl Gl {
         }
     }
 
+    /// Runs the current program once over a `w` x `h` grid of fragments that render nothing
+    /// and write `images` (bound to image units 0, 1, ... as write-only RGBA32F) through
+    /// image stores; then makes those writes visible to every later GL command.
+    ///
+    /// Only for devices whose [`GlStrings::image_stores`] is true.
+    pub(crate) fn draw_image_stores(&self, images: &[&Surface], w: u32, h: u32) {
+        let set = self
+            .framebuffer_parameteri
+            .expect("image-store kernels only run where glFramebufferParameteri exists");
+        // SAFETY: `image_fbo` belongs to this context and has no attachments; GL 4.3 / GLES
+        // 3.1 (checked with `image_stores`) size such a framebuffer with
+        // glFramebufferParameteri, called through the entry point of this context, on the
+        // bound draw framebuffer with valid enums and positive sizes. The images are live
+        // RGBA32F textures of this context with level 0 only, unbound again after the draw,
+        // and the barrier orders the stores before any later read (texel fetch, read-back,
+        // copy or attachment) of the textures.
+        unsafe {
+            let gl = &self.gl;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(self.image_fbo));
+            set(
+                glow::DRAW_FRAMEBUFFER,
+                glow::FRAMEBUFFER_DEFAULT_WIDTH,
+                w.max(1) as i32,
+            );
+            set(
+                glow::DRAW_FRAMEBUFFER,
+                glow::FRAMEBUFFER_DEFAULT_HEIGHT,
+                h.max(1) as i32,
+            );
+            for (unit, img) in images.iter().enumerate() {
+                gl.bind_image_texture(
+                    unit as u32,
+                    Some(img.tex),
+                    0,
+                    false,
+                    0,
+                    glow::WRITE_ONLY,
+                    glow::RGBA32F,
+                );
+            }
+            gl.viewport(0, 0, w as i32, h as i32);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            for unit in 0..images.len() {
+                gl.bind_image_texture(
+                    unit as u32,
+                    None,
+                    0,
+                    false,
+                    0,
+                    glow::WRITE_ONLY,
+                    glow::RGBA32F,
+                );
+            }
+            gl.memory_barrier(glow::ALL_BARRIER_BITS);
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        }
+    }
+
     /// Blocks until every command issued so far has finished.
     pub(crate) fn finish(&self) {
         // SAFETY: plain call on the current context.
@@ -779,6 +882,7 @@ impl Gl {
         unsafe {
             self.gl.bind_vertex_array(None);
             self.gl.delete_vertex_array(self.vao);
+            self.gl.delete_framebuffer(self.image_fbo);
         }
     }
 }

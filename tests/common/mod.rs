@@ -12,6 +12,7 @@ use rand::{Rng, SeedableRng};
 
 thread_local! {
     static CTX: RefCell<Option<Context>> = const { RefCell::new(None) };
+    static IMAGE_CTX: RefCell<Option<Context>> = const { RefCell::new(None) };
 }
 
 /// The test thread's context (contexts are per thread; each test runs on its own thread).
@@ -29,6 +30,29 @@ pub fn ctx() -> Context {
             })
             .clone()
     })
+}
+
+/// A second context of the test thread whose level-1 update routines take the in-place
+/// image-store path wherever the device has image stores (llvmpipe has), where `ctx()`
+/// takes the rendering path on a software device.
+pub fn image_ctx() -> Context {
+    IMAGE_CTX.with(|c| {
+        c.borrow_mut()
+            .get_or_insert_with(|| {
+                Context::with_options(ContextOptions {
+                    tuning: Some(Tuning::Off),
+                    image_stores: Some(true),
+                    ..Default::default()
+                })
+                .expect("a GL context (Mesa llvmpipe in CI)")
+            })
+            .clone()
+    })
+}
+
+/// Both contexts, for the routines that have two paths.
+pub fn both_paths() -> [Context; 2] {
+    [ctx(), image_ctx()]
 }
 
 pub fn rng(seed: u64) -> StdRng {
