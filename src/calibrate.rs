@@ -1,5 +1,5 @@
 //! The fragment pipeline's own ceilings on the current device: multiply-add throughput and
-//! texel copy bandwidth, measured with a wall clock around `glFinish` (GL timer queries are
+//! texel bandwidth, measured with a wall clock around `glFinish` (GL timer queries are
 //! not reliable on every driver, llvmpipe among them).
 
 use std::time::{Duration, Instant};
@@ -11,7 +11,8 @@ use crate::kernels::Kernel;
 /// What the fragment pipeline of a device can do at best; the yardstick for every routine.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ceilings {
-    /// Multiply-add throughput of fragment shaders, GFLOP/s (2 flops per multiply-add).
+    /// Multiply-add throughput of fragment shaders, GFLOP/s (2 flops per multiply-add): the
+    /// better of 8 and 2 independent vec4 chains per fragment.
     pub fma_gflops: f64,
     /// Texel bandwidth of a fragment copy (bytes read + written), GB/s.
     pub copy_gbps: f64,
@@ -81,28 +82,32 @@ impl Context {
         let software = self.info().software;
         let max = inner.info_max_texture();
 
-        // Arithmetic: grow the loop until one draw takes long enough to time well.
+        // Arithmetic: the better of two shapes of multiply-add chains (see calib_fma.frag).
         let side = if software { 256 } else { 2048u32.min(max) };
         let target = inner.take_surface(side, side)?;
-        let prog = inner.program(Kernel::CalibFma)?;
-        let mut iters = 16i32;
-        let fma_time = loop {
-            let t = best_time(self, 3, || {
-                let gl = inner.enter()?;
-                gl.use_program(&prog);
-                gl.set_i32(&prog, "iters", iters);
-                gl.set_f32(&prog, "seed", 0.5);
-                gl.draw(&[&target], side, side);
-                Ok(())
-            })?;
-            if t >= Duration::from_millis(20) || iters >= 1 << 16 {
-                break t;
-            }
-            iters *= 2;
-        };
+        let mut fma_gflops = 0.0f64;
+        for kernel in [Kernel::CalibFma, Kernel::CalibFmaNarrow] {
+            let prog = inner.program(kernel)?;
+            // Grow the loop until one draw takes long enough to time well.
+            let mut iters = 16i32;
+            let time = loop {
+                let t = best_time(self, 3, || {
+                    let gl = inner.enter()?;
+                    gl.use_program(&prog);
+                    gl.set_i32(&prog, "iters", iters);
+                    gl.set_f32(&prog, "seed", 0.5);
+                    gl.draw(&[&target], side, side);
+                    Ok(())
+                })?;
+                if t >= Duration::from_millis(20) || iters >= 1 << 16 {
+                    break t;
+                }
+                iters *= 2;
+            };
+            let flops = side as f64 * side as f64 * iters as f64 * 64.0;
+            fma_gflops = fma_gflops.max(flops / time.as_secs_f64() / 1e9);
+        }
         inner.give_surface(target);
-        let flops = side as f64 * side as f64 * iters as f64 * 64.0;
-        let fma_gflops = flops / fma_time.as_secs_f64() / 1e9;
 
         // Bandwidth: copy a large texture into another.
         let side = if software { 1024 } else { 4096u32.min(max) };

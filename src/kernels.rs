@@ -77,8 +77,10 @@ pub(crate) enum Kernel {
     Gemv,
     /// sgemv product op(A)*x with vec4 reads (lda % 4 == 0, incx == 1), per chunk.
     GemvVec4,
-    /// Calibration: pure multiply-add throughput.
+    /// Calibration: pure multiply-add throughput, 8 independent vec4 chains.
     CalibFma,
+    /// Calibration: pure multiply-add throughput, 2 independent vec4 chains.
+    CalibFmaNarrow,
     /// Calibration: texel copy bandwidth.
     CalibCopy,
     /// Calibration: four-input streaming bandwidth.
@@ -119,7 +121,7 @@ impl Kernel {
             Kernel::GemmMergeStrip => "gemm_merge_strip.frag",
             Kernel::Gemv => "gemv.frag",
             Kernel::GemvVec4 => "gemv_vec4.frag",
-            Kernel::CalibFma => "calib_fma.frag",
+            Kernel::CalibFma | Kernel::CalibFmaNarrow => "calib_fma.frag",
             Kernel::CalibCopy => "calib_copy.frag",
             Kernel::CalibStream => "calib_stream.frag",
             Kernel::CalibRead => "calib_read.frag",
@@ -157,7 +159,7 @@ impl Kernel {
             Kernel::GemmMergeStrip => include_str!("../glsl/gemm_merge_strip.frag"),
             Kernel::Gemv => include_str!("../glsl/gemv.frag"),
             Kernel::GemvVec4 => include_str!("../glsl/gemv_vec4.frag"),
-            Kernel::CalibFma => include_str!("../glsl/calib_fma.frag"),
+            Kernel::CalibFma | Kernel::CalibFmaNarrow => include_str!("../glsl/calib_fma.frag"),
             Kernel::CalibCopy => include_str!("../glsl/calib_copy.frag"),
             Kernel::CalibStream => include_str!("../glsl/calib_stream.frag"),
             Kernel::CalibRead => include_str!("../glsl/calib_read.frag"),
@@ -221,6 +223,8 @@ impl Kernel {
             | Kernel::IamaxMapUnit => "#define UNIT_STRIDE 1",
             Kernel::AxpbyImage => "#define PER 8\n#define SWAP 0",
             Kernel::SwapImage => "#define PER 8\n#define SWAP 1",
+            Kernel::CalibFma => "#define CHAINS 8",
+            Kernel::CalibFmaNarrow => "#define CHAINS 2",
             Kernel::GemmMrt4 | Kernel::GemmMergeMrt4 => "#define COLS 4",
             Kernel::GemmMrt8 | Kernel::GemmMergeMrt8 => "#define COLS 8",
             Kernel::GemmPackStrip | Kernel::GemmMergeStrip => "#define KC 2048\n#define BAND 8",
@@ -304,6 +308,7 @@ pub(crate) const ALL: &[Kernel] = &[
     Kernel::Gemv,
     Kernel::GemvVec4,
     Kernel::CalibFma,
+    Kernel::CalibFmaNarrow,
     Kernel::CalibCopy,
     Kernel::CalibStream,
     Kernel::CalibRead,
