@@ -374,48 +374,51 @@ fn gemv_bound(
 
 #[test]
 fn sgemv_long_sums_and_long_outputs() {
-    // 70000 outputs: more than 4096 quads of output texels, so the vec4 kernel's bands have
-    // several rows of quads; with lda padded, the generic kernel sums 70000 values in passes
-    // (llvmpipe stops a fragment's loops after about 65535 iterations).
-    let ctx = ctx();
-    let mut r = rng(32);
-    let (m, n) = (70_000usize, 3usize);
-    for (t, pad, incx, incy) in [
-        (NoTrans, 0, 1, 1),
-        (Trans, 0, 1, -1),
-        (Trans, 2, 1, 1),
-        (NoTrans, 3, 2, 1),
-    ] {
-        let lda = m + pad;
-        let mut a = reals(&mut r, lda * n);
-        for col in 0..n {
-            a[col * lda + m..(col + 1) * lda]
-                .iter_mut()
-                .for_each(|v| *v = f32::NAN);
+    // Both contexts: the final y update renders or, where y has unit stride, runs in place.
+    for ctx in both_paths() {
+        // 70000 outputs: more than 4096 quads of output texels, so the vec4 kernel's bands have
+        // several rows of quads; with lda padded, the generic kernel sums 70000 values in passes
+        // (llvmpipe stops a fragment's loops after about 65535 iterations).
+        let mut r = rng(32);
+        let (m, n) = (70_000usize, 3usize);
+        for (t, pad, incx, incy) in [
+            (NoTrans, 0, 1, 1),
+            (Trans, 0, 1, -1),
+            (Trans, 2, 1, 1),
+            (NoTrans, 3, 2, 1),
+        ] {
+            let lda = m + pad;
+            let mut a = reals(&mut r, lda * n);
+            for col in 0..n {
+                a[col * lda + m..(col + 1) * lda]
+                    .iter_mut()
+                    .for_each(|v| *v = f32::NAN);
+            }
+            let (lx, ly) = if t == NoTrans { (n, m) } else { (m, n) };
+            let x = reals(&mut r, span(lx as i32, incx));
+            let y0 = reals(&mut r, span(ly as i32, incy));
+            let mut want = y0.clone();
+            let (mi, ni) = (m as i32, n as i32);
+            cpu_gemm::sgemv(
+                ColMajor, t, mi, ni, 0.7, &a, lda as i32, &x, incx, -1.0, &mut want, incy,
+            );
+            // |A||x| (gap NaNs zeroed) bounds the rounding of both sides.
+            let bound = gemv_bound(ColMajor, t, mi, ni, &a, lda, &x, incx, y0.len(), incy);
+            let ga = ctx.upload(&a).unwrap();
+            let gx = ctx.upload(&x).unwrap();
+            let mut gy = ctx.upload(&y0).unwrap();
+            ctx.sgemv(
+                ColMajor, t, m as i32, n as i32, 0.7, &ga, lda as i32, &gx, incx, -1.0, &mut gy,
+                incy,
+            )
+            .unwrap();
+            let got = gy.to_vec().unwrap();
+            let what = format!("{t:?} pad {pad} incx {incx} incy {incy}");
+            let tol = |i: usize| {
+                2.0 * (lx as f32 + 2.0) * EPS * (0.7 * bound[i] + y0[i].abs()) + f32::MIN_POSITIVE
+            };
+            assert_close_slices(&what, &got, &want, tol);
         }
-        let (lx, ly) = if t == NoTrans { (n, m) } else { (m, n) };
-        let x = reals(&mut r, span(lx as i32, incx));
-        let y0 = reals(&mut r, span(ly as i32, incy));
-        let mut want = y0.clone();
-        let (mi, ni) = (m as i32, n as i32);
-        cpu_gemm::sgemv(
-            ColMajor, t, mi, ni, 0.7, &a, lda as i32, &x, incx, -1.0, &mut want, incy,
-        );
-        // |A||x| (gap NaNs zeroed) bounds the rounding of both sides.
-        let bound = gemv_bound(ColMajor, t, mi, ni, &a, lda, &x, incx, y0.len(), incy);
-        let ga = ctx.upload(&a).unwrap();
-        let gx = ctx.upload(&x).unwrap();
-        let mut gy = ctx.upload(&y0).unwrap();
-        ctx.sgemv(
-            ColMajor, t, m as i32, n as i32, 0.7, &ga, lda as i32, &gx, incx, -1.0, &mut gy, incy,
-        )
-        .unwrap();
-        let got = gy.to_vec().unwrap();
-        let what = format!("{t:?} pad {pad} incx {incx} incy {incy}");
-        let tol = |i: usize| {
-            2.0 * (lx as f32 + 2.0) * EPS * (0.7 * bound[i] + y0[i].abs()) + f32::MIN_POSITIVE
-        };
-        assert_close_slices(&what, &got, &want, tol);
     }
 }
 
@@ -512,118 +515,123 @@ fn sgemm_argument_errors_name_the_parameter() {
 
 #[test]
 fn sgemv_matches_blas() {
-    let ctx = ctx();
-    let mut r = rng(31);
-    let shapes = [
-        (1, 1),
-        (3, 5),
-        (7, 13),
-        (16, 16),
-        (17, 4),
-        (1, 1000),
-        (1000, 1),
-        (64, 65),
-        // Long summed index: the vec4 kernel splits it into chunks that a reduction adds.
-        (5, 3001),
-        (3001, 5),
-        (123, 777),
-        (0, 3),
-        (3, 0),
-    ];
-    for &(m, n) in &shapes {
-        for layout in [ColMajor, RowMajor] {
-            for t in [NoTrans, Trans] {
-                for (incx, incy) in [(1, 1), (-2, 3), (3, -1), (2, 2), (1, -2), (1, 3)] {
-                    for (alpha, beta) in
-                        [(0.7, -1.0), (1.0, 0.0), (0.0, 0.7), (-1.0, 1.0), (0.0, 0.0)]
-                    {
-                        let (inner, outer) = lines(layout, m, n);
-                        // Alternate a leading dimension with a gap of 0-2 and one rounded up
-                        // to a multiple of 4 (which the vectorised kernel needs).
-                        let lda = if (incx + incy) % 2 == 0 {
-                            inner.max(1) + (m + n) % 3
-                        } else {
-                            inner.max(1).next_multiple_of(4)
-                        };
-                        let (lx, ly) = if t.is_trans() { (m, n) } else { (n, m) };
-                        let mut a = matrix(&mut r, inner, outer, lda, f32::NAN);
-                        // NaN past A's span too: no kernel may read beyond it.
-                        a.extend([f32::NAN; 5]);
-                        let mut x = reals(&mut r, span(lx as i32, incx));
-                        if alpha == 0.0 {
-                            a.iter_mut().for_each(|v| *v = f32::NAN);
-                            x.iter_mut().for_each(|v| *v = f32::NAN);
-                        }
-                        let mut y0 = reals(&mut r, span(ly as i32, incy) + 2);
-                        if beta == 0.0 {
-                            for p in positions(ly as i32, incy) {
-                                y0[p] = f32::NAN;
+    // Both contexts: the final y update renders or, where y has unit stride, runs in place.
+    for ctx in both_paths() {
+        let mut r = rng(31);
+        let shapes = [
+            (1, 1),
+            (3, 5),
+            (7, 13),
+            (16, 16),
+            (17, 4),
+            (1, 1000),
+            (1000, 1),
+            (64, 65),
+            // Long summed index: the vec4 kernel splits it into chunks that a reduction adds.
+            (5, 3001),
+            (3001, 5),
+            (123, 777),
+            (0, 3),
+            (3, 0),
+        ];
+        for &(m, n) in &shapes {
+            for layout in [ColMajor, RowMajor] {
+                for t in [NoTrans, Trans] {
+                    for (incx, incy) in [(1, 1), (-2, 3), (3, -1), (2, 2), (1, -2), (1, 3)] {
+                        for (alpha, beta) in
+                            [(0.7, -1.0), (1.0, 0.0), (0.0, 0.7), (-1.0, 1.0), (0.0, 0.0)]
+                        {
+                            let (inner, outer) = lines(layout, m, n);
+                            // Alternate a leading dimension with a gap of 0-2 and one rounded up
+                            // to a multiple of 4 (which the vectorised kernel needs).
+                            let lda = if (incx + incy) % 2 == 0 {
+                                inner.max(1) + (m + n) % 3
+                            } else {
+                                inner.max(1).next_multiple_of(4)
+                            };
+                            let (lx, ly) = if t.is_trans() { (m, n) } else { (n, m) };
+                            let mut a = matrix(&mut r, inner, outer, lda, f32::NAN);
+                            // NaN past A's span too: no kernel may read beyond it.
+                            a.extend([f32::NAN; 5]);
+                            let mut x = reals(&mut r, span(lx as i32, incx));
+                            if alpha == 0.0 {
+                                a.iter_mut().for_each(|v| *v = f32::NAN);
+                                x.iter_mut().for_each(|v| *v = f32::NAN);
                             }
-                        }
-                        let mut want = y0.clone();
-                        let (mi, ni) = (m as i32, n as i32);
-                        cpu_gemm::sgemv(
-                            layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta, &mut want,
-                            incy,
-                        );
-                        let what = format!("sgemv {layout:?} {t:?} m={m} n={n} lda={lda} incx={incx} incy={incy} alpha={alpha} beta={beta}");
-                        let ga = ctx.upload(&a).unwrap();
-                        let gx = ctx.upload(&x).unwrap();
-                        let mut gy = ctx.upload(&y0).unwrap();
-                        ctx.sgemv(
-                            layout, t, mi, ni, alpha, &ga, lda as i32, &gx, incx, beta, &mut gy,
-                            incy,
-                        )
-                        .unwrap();
-                        let got = gy.to_vec().unwrap();
-                        // Each kernel explicitly too (Vec4 where it serves the call).
-                        let vec4_serves = lda % 4 == 0 && incx == 1;
-                        let mut by_kernel = Vec::new();
-                        for kern in [GemvKernel::Generic, GemvKernel::Vec4] {
-                            let mut gy = ctx.upload(&y0).unwrap();
-                            let r = ctx.sgemv_with(
-                                kern, layout, t, mi, ni, alpha, &ga, lda as i32, &gx, incx, beta,
-                                &mut gy, incy,
+                            let mut y0 = reals(&mut r, span(ly as i32, incy) + 2);
+                            if beta == 0.0 {
+                                for p in positions(ly as i32, incy) {
+                                    y0[p] = f32::NAN;
+                                }
+                            }
+                            let mut want = y0.clone();
+                            let (mi, ni) = (m as i32, n as i32);
+                            cpu_gemm::sgemv(
+                                layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta,
+                                &mut want, incy,
                             );
-                            if kern == GemvKernel::Vec4
-                                && !vec4_serves
-                                && alpha != 0.0
-                                && m > 0
-                                && n > 0
-                            {
-                                assert!(matches!(r, Err(Error::Unsupported(_))), "{what}");
-                                continue;
+                            let what = format!("sgemv {layout:?} {t:?} m={m} n={n} lda={lda} incx={incx} incy={incy} alpha={alpha} beta={beta}");
+                            let ga = ctx.upload(&a).unwrap();
+                            let gx = ctx.upload(&x).unwrap();
+                            let mut gy = ctx.upload(&y0).unwrap();
+                            ctx.sgemv(
+                                layout, t, mi, ni, alpha, &ga, lda as i32, &gx, incx, beta,
+                                &mut gy, incy,
+                            )
+                            .unwrap();
+                            let got = gy.to_vec().unwrap();
+                            // Each kernel explicitly too (Vec4 where it serves the call).
+                            let vec4_serves = lda % 4 == 0 && incx == 1;
+                            let mut by_kernel = Vec::new();
+                            for kern in [GemvKernel::Generic, GemvKernel::Vec4] {
+                                let mut gy = ctx.upload(&y0).unwrap();
+                                let r = ctx.sgemv_with(
+                                    kern, layout, t, mi, ni, alpha, &ga, lda as i32, &gx, incx,
+                                    beta, &mut gy, incy,
+                                );
+                                if kern == GemvKernel::Vec4
+                                    && !vec4_serves
+                                    && alpha != 0.0
+                                    && m > 0
+                                    && n > 0
+                                {
+                                    assert!(matches!(r, Err(Error::Unsupported(_))), "{what}");
+                                    continue;
+                                }
+                                r.unwrap();
+                                by_kernel.push((kern, gy.to_vec().unwrap()));
                             }
-                            r.unwrap();
-                            by_kernel.push((kern, gy.to_vec().unwrap()));
-                        }
-                        // Sequential sums of lx products on both sides: bound from |A||x|.
-                        let bound =
-                            gemv_bound(layout, t, mi, ni, &a, lda, &x, incx, y0.len(), incy);
-                        let tol = |i: usize| {
-                            let c = if y0[i].is_nan() { 0.0 } else { y0[i].abs() };
-                            2.0 * (lx as f32 + 2.0)
-                                * EPS
-                                * (alpha.abs() * bound[i] + beta.abs() * c)
-                                + f32::MIN_POSITIVE
-                        };
-                        assert_close_slices(&what, &got, &want, tol);
-                        for (kern, v) in &by_kernel {
-                            assert_close_slices(&format!("{kern:?} {what}"), v, &want, tol);
-                        }
-                        let mut host = y0.clone();
-                        fragblas::cblas::sgemv(
-                            &ctx, layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta,
-                            &mut host, incy,
-                        )
-                        .unwrap();
-                        assert_close_slices(&format!("cblas {what}"), &host, &want, tol);
-                        // Skipped elements: untouched, bit for bit.
-                        let touched = positions(ly as i32, incy);
-                        for i in 0..y0.len() {
-                            if !touched.contains(&i) || m == 0 || n == 0 {
-                                assert!(same(got[i], y0[i]), "{what}: element {i} changed");
-                                assert!(same(host[i], y0[i]), "cblas {what}: element {i} changed");
+                            // Sequential sums of lx products on both sides: bound from |A||x|.
+                            let bound =
+                                gemv_bound(layout, t, mi, ni, &a, lda, &x, incx, y0.len(), incy);
+                            let tol = |i: usize| {
+                                let c = if y0[i].is_nan() { 0.0 } else { y0[i].abs() };
+                                2.0 * (lx as f32 + 2.0)
+                                    * EPS
+                                    * (alpha.abs() * bound[i] + beta.abs() * c)
+                                    + f32::MIN_POSITIVE
+                            };
+                            assert_close_slices(&what, &got, &want, tol);
+                            for (kern, v) in &by_kernel {
+                                assert_close_slices(&format!("{kern:?} {what}"), v, &want, tol);
+                            }
+                            let mut host = y0.clone();
+                            fragblas::cblas::sgemv(
+                                &ctx, layout, t, mi, ni, alpha, &a, lda as i32, &x, incx, beta,
+                                &mut host, incy,
+                            )
+                            .unwrap();
+                            assert_close_slices(&format!("cblas {what}"), &host, &want, tol);
+                            // Skipped elements: untouched, bit for bit.
+                            let touched = positions(ly as i32, incy);
+                            for i in 0..y0.len() {
+                                if !touched.contains(&i) || m == 0 || n == 0 {
+                                    assert!(same(got[i], y0[i]), "{what}: element {i} changed");
+                                    assert!(
+                                        same(host[i], y0[i]),
+                                        "cblas {what}: element {i} changed"
+                                    );
+                                }
                             }
                         }
                     }

@@ -68,7 +68,7 @@ pub(crate) fn axpby_pass(
 
 /// Whether the in-place path takes an update of `n` elements of `x` (increment `incx`) and
 /// `y` (increment `incy`) in this context.
-fn in_place(ctx: &Context, incx: i32, x: &Buffer, incy: i32, y: &Buffer) -> bool {
+pub(crate) fn in_place(ctx: &Context, incx: i32, x: &Buffer, incy: i32, y: &Buffer) -> bool {
     ctx.inner.in_place_level1
         && incx == incy
         && incx.abs() == 1
@@ -89,7 +89,7 @@ fn image_grid(n: i32, width: u32) -> (u32, u32) {
 /// textures of equal width: see [`in_place`]). With `swap`, exchanges them instead, and
 /// `x_out` must be `x`'s surface.
 #[allow(clippy::too_many_arguments)]
-fn image_pass(
+pub(crate) fn image_pass(
     ctx: &Context,
     n: i32,
     op: Op,
