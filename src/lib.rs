@@ -3,7 +3,9 @@
 //! BLAS on any GPU that has an OpenGL driver, computed by fragment shaders: a headless EGL
 //! context renders one full-screen triangle into RGBA32F textures, and each fragment
 //! computes one texel (four floats) of the result. No CUDA, OpenCL, Vulkan or compute
-//! shaders are needed: GL 3.3 core is enough.
+//! shaders are needed: GL 3.3 core is enough. With GL 4.3 (or GLES 3.1) the level-1 updates
+//! of unit-stride vectors write in place through image stores from the fragment shader,
+//! several texels per fragment (see [`ContextOptions::image_stores`]).
 //!
 //! ```
 //! use fragblas::Context;
