@@ -117,7 +117,7 @@ pub(crate) struct Inner {
     id: usize,
     egl: EglContext,
     gl: Gl,
-    info: DeviceInfo,
+    pub(crate) info: DeviceInfo,
     width_cap: u32,
     reduce_fan_in: Cell<u32>,
     /// Whether the level-1 update routines write in place through image stores.

@@ -99,11 +99,11 @@ impl GemmKernel {
                 GemmKernel::Vec4 | GemmKernel::Mrt4 | GemmKernel::Mrt8 => vec4_fits(s, max as u32),
                 GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
                     let g = self.kernels().0.uniform_blocks() as usize;
-                    let p = StripPlan::new(s, g);
                     let align = info.uniform_buffer_offset_alignment.max(1) as usize;
+                    let p = StripPlan::new(s, g, align);
                     2 * STRIP_KC <= max
                         && p.blocks() <= max
-                        && p.blocks() * STRIP_BLOCK_BYTES <= i32::MAX as usize
+                        && p.buffer_bytes() <= i32::MAX as usize
                         && STRIP_BLOCK_BYTES.is_multiple_of(align)
                         && 2 * p.quads <= max
                         && 2 * s.k.next_multiple_of(4) <= max
@@ -169,18 +169,45 @@ pub(crate) struct StripPlan {
     pub band_width: usize,
     /// Strips per draw.
     pub group: usize,
+    /// Bytes from one packed block of A to the next: the k values a block holds (all
+    /// STRIP_KC when k spans several chunks, else k rounded up to 4) at 32 bytes each,
+    /// rounded up to the uniform-buffer offset alignment, at most STRIP_BLOCK_BYTES. A
+    /// shorter k packs and copies only what the kernel reads.
+    pub block_bytes: usize,
 }
 
 impl StripPlan {
-    pub(crate) fn new(s: &GemmShape, group: usize) -> Self {
+    /// The plan for shape `s`, `group` strips per draw, on a device whose uniform-buffer
+    /// offsets are multiples of `align` bytes.
+    pub(crate) fn new(s: &GemmShape, group: usize, align: usize) -> Self {
         let quads = s.n.div_ceil(4).max(1).div_ceil(4);
+        let chunks = s.k.div_ceil(STRIP_KC).max(1);
+        let used = if chunks > 1 {
+            STRIP_KC
+        } else {
+            s.k.max(1).next_multiple_of(4)
+        };
         StripPlan {
             strips: s.m.div_ceil(8).max(1),
-            chunks: s.k.div_ceil(STRIP_KC).max(1),
+            chunks,
             quads,
             band_width: 2 * quads.div_ceil(STRIP_BAND / 2),
             group,
+            block_bytes: (32 * used)
+                .next_multiple_of(align.max(16))
+                .min(STRIP_BLOCK_BYTES),
         }
+    }
+
+    /// Texels per row of the packed texture of A: one row is one block.
+    pub(crate) fn block_texels(&self) -> usize {
+        self.block_bytes / 16
+    }
+
+    /// Bytes of the buffer of packed A: every block, and room after the last for a whole
+    /// STRIP_BLOCK_BYTES binding (the kernels declare blocks of that size).
+    pub(crate) fn buffer_bytes(&self) -> usize {
+        self.blocks() * self.block_bytes + (STRIP_BLOCK_BYTES - self.block_bytes)
     }
 
     /// Uniform blocks of packed A: one per strip and chunk.
@@ -200,7 +227,7 @@ impl StripPlan {
 
     /// Byte offset of the uniform block of strip `strip` and chunk `chunk`.
     pub(crate) fn block_offset(&self, strip: usize, chunk: usize) -> usize {
-        (strip * self.chunks + chunk) * STRIP_BLOCK_BYTES
+        (strip * self.chunks + chunk) * self.block_bytes
     }
 }
 
@@ -435,13 +462,14 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
         c,
     } = *call;
     let (mul, merge) = kernel.kernels();
-    let plan = StripPlan::new(s, mul.uniform_blocks() as usize);
+    let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
+    let plan = StripPlan::new(s, mul.uniform_blocks() as usize, align);
 
     // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
     let prog = inner.program(Kernel::GemmPackStrip)?;
-    let (w, h) = ((2 * STRIP_KC) as u32, plan.blocks() as u32);
+    let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
     let ap = inner.take_surface(w, h)?;
-    let blocks = inner.take_block_buffer(plan.blocks() * STRIP_BLOCK_BYTES)?;
+    let blocks = inner.take_block_buffer(plan.buffer_bytes())?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
     a.bind(gl, &prog, 0, "src", "src_width");
@@ -713,5 +741,38 @@ impl Context {
         let old = c.replace_surface(out);
         inner.give_surface(old);
         inner.enter()?.check(R)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StripPlan;
+    use crate::blas::shape::GemmShape;
+    use crate::kernels::{STRIP_BLOCK_BYTES, STRIP_KC};
+
+    #[test]
+    fn packed_blocks_hold_the_k_values_the_kernel_reads_at_aligned_offsets() {
+        for (k, align, want) in [
+            (1024, 256, 32 * 1024),
+            (1024, 16, 32 * 1024),
+            (5, 256, 256),
+            (5, 16, 256),
+            (1, 1, 128),
+            (1001, 256, 32 * 1008),
+            (STRIP_KC, 256, STRIP_BLOCK_BYTES),
+            (STRIP_KC + 1, 256, STRIP_BLOCK_BYTES),
+            (3 * STRIP_KC, 16, STRIP_BLOCK_BYTES),
+        ] {
+            let p = StripPlan::new(&GemmShape::plain(100, 37, k), 4, align);
+            assert_eq!(p.block_bytes, want, "k={k} align={align}");
+            assert!(p.block_bytes.is_multiple_of(align) && p.block_bytes.is_multiple_of(16));
+            // Every k value of a chunk fits its block: 32 bytes per value.
+            let per_chunk = k.min(STRIP_KC).next_multiple_of(4);
+            assert!(32 * per_chunk <= p.block_bytes, "k={k}");
+            assert_eq!(p.block_offset(1, 0), p.chunks * p.block_bytes);
+            // A whole declared block binds at the last offset.
+            let last = p.block_offset(p.strips - 1, p.chunks - 1);
+            assert_eq!(last + STRIP_BLOCK_BYTES, p.buffer_bytes(), "k={k}");
+        }
     }
 }
