@@ -2,7 +2,7 @@
 
 use crate::blas::args::check_span;
 use crate::blas::gemm::in_spans;
-use crate::blas::level1::{axpby_pass, image_pass, in_place, install, Op};
+use crate::blas::level1::{update, Op};
 use crate::blas::shape::GemvShape;
 use crate::blas::shape::{gemv_shape, Layout, Transpose};
 use crate::buffer::Buffer;
@@ -110,12 +110,16 @@ impl Context {
             sum
         };
         let t = Buffer::from_surface(self, tmp, len_y)?;
-        let n = len_y as i32;
-        let done = if in_place(self, 1, &t, incy, y) {
-            image_pass(self, n, Op::Axpby, alpha, beta, &t, y, false)
-        } else {
-            axpby_pass(self, n, Op::Axpby, alpha, beta, &t, 1, y, incy).map(|out| install(y, out))
-        };
+        let done = update(
+            self,
+            len_y as i32,
+            Op::Axpby,
+            alpha,
+            beta,
+            Some((&t, 1)),
+            y,
+            incy,
+        );
         inner.give_surface(t.into_surface());
         done
     }

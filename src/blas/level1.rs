@@ -15,7 +15,7 @@ use crate::blas::args::{one_vector, two_vectors, Lead};
 use crate::buffer::Buffer;
 use crate::context::Context;
 use crate::error::Result;
-use crate::gl::Surface;
+use crate::gl::{Gl, Program, Surface};
 use crate::kernels::{Kernel, IMAGE_TEXELS_PER_FRAGMENT};
 
 /// `op` uniform of the axpby kernels.
@@ -30,7 +30,7 @@ pub(crate) enum Op {
 /// Renders, into a scratch surface shaped like `y`, the result of applying `op` to the `n`
 /// logical elements of `x` (increment `incx`) and `y` (increment `incy`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn axpby_pass(
+fn axpby_pass(
     ctx: &Context,
     n: i32,
     op: Op,
@@ -58,17 +58,22 @@ pub(crate) fn axpby_pass(
     y.bind(gl, &prog, 1, "y", "y_width");
     gl.set_i32(&prog, "incx", incx);
     gl.set_i32(&prog, "incy", incy);
-    gl.set_i32(&prog, "n", n);
-    gl.set_i32(&prog, "op", op as i32);
-    gl.set_f32(&prog, "alpha", alpha);
-    gl.set_f32(&prog, "beta", beta);
+    set_update_uniforms(gl, &prog, n, op, alpha, beta);
     gl.draw(&[&out], yl.width, yl.height);
     Ok(out)
 }
 
-/// Whether the in-place path takes an update of `n` elements of `x` (increment `incx`) and
-/// `y` (increment `incy`) in this context.
-pub(crate) fn in_place(ctx: &Context, incx: i32, x: &Buffer, incy: i32, y: &Buffer) -> bool {
+/// The uniforms both kinds of update kernel share.
+fn set_update_uniforms(gl: &Gl, prog: &Program, n: i32, op: Op, alpha: f32, beta: f32) {
+    gl.set_i32(prog, "n", n);
+    gl.set_i32(prog, "op", op as i32);
+    gl.set_f32(prog, "alpha", alpha);
+    gl.set_f32(prog, "beta", beta);
+}
+
+/// Whether the in-place path takes an update of `y` (increment `incy`) from `x` (increment
+/// `incx`) in this context.
+fn in_place(ctx: &Context, incx: i32, x: &Buffer, incy: i32, y: &Buffer) -> bool {
     ctx.inner.in_place_level1
         && incx == incy
         && incx.abs() == 1
@@ -86,10 +91,9 @@ fn image_grid(n: i32, width: u32) -> (u32, u32) {
 }
 
 /// Applies `op` in place to the first `n` elements of `y` (both vectors unit-stride, with
-/// textures of equal width: see [`in_place`]). With `swap`, exchanges them instead, and
-/// `x_out` must be `x`'s surface.
+/// textures of equal width: see [`in_place`]). With `swap`, exchanges them instead.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn image_pass(
+fn image_pass(
     ctx: &Context,
     n: i32,
     op: Op,
@@ -113,10 +117,7 @@ pub(crate) fn image_pass(
     x.bind(gl, &prog, 0, "x", "width");
     y.bind(gl, &prog, 1, "y", "width");
     gl.set_i32(&prog, "grid_width", gw as i32);
-    gl.set_i32(&prog, "n", n);
-    gl.set_i32(&prog, "op", op as i32);
-    gl.set_f32(&prog, "alpha", alpha);
-    gl.set_f32(&prog, "beta", beta);
+    set_update_uniforms(gl, &prog, n, op, alpha, beta);
     if swap {
         gl.draw_image_stores(&[y.surface(), x.surface()], gw, gh);
     } else {
@@ -125,8 +126,33 @@ pub(crate) fn image_pass(
     Ok(())
 }
 
+/// Applies `op` to the `n` logical elements of `y` (increment `incy`) from those of `x`
+/// (`None`: `y` itself, with the same increment), in place where [`in_place`] allows,
+/// else by rendering a new texture and installing it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn update(
+    ctx: &Context,
+    n: i32,
+    op: Op,
+    alpha: f32,
+    beta: f32,
+    x: Option<(&Buffer, i32)>,
+    y: &mut Buffer,
+    incy: i32,
+) -> Result<()> {
+    let s = {
+        let (x, incx) = x.unwrap_or((&*y, incy));
+        if in_place(ctx, incx, x, incy, y) {
+            return image_pass(ctx, n, op, alpha, beta, x, y, false);
+        }
+        axpby_pass(ctx, n, op, alpha, beta, x, incx, y, incy)?
+    };
+    install(y, s);
+    Ok(())
+}
+
 /// Swaps `s` into `buf` and returns the old texture to the pool.
-pub(crate) fn install(buf: &mut Buffer, s: Surface) {
+fn install(buf: &mut Buffer, s: Surface) {
     let old = buf.replace_surface(s);
     buf.ctx.give_surface(old);
 }
@@ -141,12 +167,7 @@ impl Context {
         if !one_vector(self, R, Lead::NAlpha, n, x, incx)? {
             return Ok(());
         }
-        if in_place(self, incx, x, incx, x) {
-            image_pass(self, n, Op::Axpby, alpha, 0.0, x, x, false)?;
-        } else {
-            let s = axpby_pass(self, n, Op::Axpby, alpha, 0.0, x, incx, x, incx)?;
-            install(x, s);
-        }
+        update(self, n, Op::Axpby, alpha, 0.0, None, x, incx)?;
         self.inner.enter()?.check(R)
     }
 
@@ -156,12 +177,7 @@ impl Context {
         if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
             return Ok(());
         }
-        if in_place(self, incx, x, incy, y) {
-            image_pass(self, n, Op::Copy, 1.0, 0.0, x, y, false)?;
-        } else {
-            let s = axpby_pass(self, n, Op::Copy, 1.0, 0.0, x, incx, y, incy)?;
-            install(y, s);
-        }
+        update(self, n, Op::Copy, 1.0, 0.0, Some((x, incx)), y, incy)?;
         self.inner.enter()?.check(R)
     }
 
@@ -215,12 +231,7 @@ impl Context {
         if !two_vectors(self, R, Lead::NAlpha, n, alpha == 0.0, (x, incx), (y, incy))? {
             return Ok(());
         }
-        if in_place(self, incx, x, incy, y) {
-            image_pass(self, n, Op::Axpby, alpha, 1.0, x, y, false)?;
-        } else {
-            let s = axpby_pass(self, n, Op::Axpby, alpha, 1.0, x, incx, y, incy)?;
-            install(y, s);
-        }
+        update(self, n, Op::Axpby, alpha, 1.0, Some((x, incx)), y, incy)?;
         self.inner.enter()?.check(R)
     }
 }
