@@ -60,6 +60,33 @@ fn gpu_reduce_bound(ctx: &Context, n: i32) -> f32 {
     (1 + f * (passes + 1) + 2) as f32
 }
 
+/// scopy of x into y, then sswap of fresh copies, bit for bit against BLIS. Returns x as
+/// the swap leaves it.
+fn assert_copy_and_swap_match_blas(
+    ctx: &Context,
+    n: i32,
+    (x0, incx): (&[f32], i32),
+    (y0, incy): (&[f32], i32),
+    what: &str,
+) -> Vec<f32> {
+    let gx = ctx.upload(x0).unwrap();
+    let mut gy = ctx.upload(y0).unwrap();
+    ctx.scopy(n, &gx, incx, &mut gy, incy).unwrap();
+    let mut want = y0.to_vec();
+    cpu::scopy(n, x0, incx, &mut want, incy);
+    assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
+
+    let mut gx = ctx.upload(x0).unwrap();
+    let mut gy = ctx.upload(y0).unwrap();
+    ctx.sswap(n, &mut gx, incx, &mut gy, incy).unwrap();
+    let (mut wx, mut wy) = (x0.to_vec(), y0.to_vec());
+    cpu::sswap(n, &mut wx, incx, &mut wy, incy);
+    let got_x = gx.to_vec().unwrap();
+    assert_same_slices(&format!("sswap x {what}"), &got_x, &wx);
+    assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+    got_x
+}
+
 #[test]
 fn saxpy_matches_blas() {
     for ctx in both_paths() {
@@ -100,20 +127,7 @@ fn scopy_and_sswap_match_blas_bit_for_bit() {
                     let y0 = vector(&mut r, n, incy, false);
                     let what = format!("n={n} incx={incx} incy={incy}");
 
-                    let gx = ctx.upload(&x0).unwrap();
-                    let mut gy = ctx.upload(&y0).unwrap();
-                    ctx.scopy(n, &gx, incx, &mut gy, incy).unwrap();
-                    let mut want = y0.clone();
-                    cpu::scopy(n, &x0, incx, &mut want, incy);
-                    assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
-
-                    let mut gx = ctx.upload(&x0).unwrap();
-                    let mut gy = ctx.upload(&y0).unwrap();
-                    ctx.sswap(n, &mut gx, incx, &mut gy, incy).unwrap();
-                    let (mut wx, mut wy) = (x0.clone(), y0.clone());
-                    cpu::sswap(n, &mut wx, incx, &mut wy, incy);
-                    assert_same_slices(&format!("sswap x {what}"), &gx.to_vec().unwrap(), &wx);
-                    assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+                    assert_copy_and_swap_match_blas(&ctx, n, (&x0, incx), (&y0, incy), &what);
                 }
             }
         }
@@ -417,24 +431,15 @@ fn unit_stride_updates_of_buffers_of_other_lengths() {
                     });
                     assert_untouched(&format!("saxpy {what}"), &got, &y0, n, inc);
 
-                    ctx.scopy(n, &gx, inc, &mut gy, inc).unwrap();
-                    let mut want = y0.clone();
-                    cpu::scopy(n, &x0, inc, &mut want, inc);
-                    assert_same_slices(&format!("scopy {what}"), &gy.to_vec().unwrap(), &want);
-
-                    let mut gx = ctx.upload(&x0).unwrap();
-                    let mut gy = ctx.upload(&y0).unwrap();
-                    ctx.sswap(n, &mut gx, inc, &mut gy, inc).unwrap();
-                    let (mut wx, mut wy) = (x0.clone(), y0.clone());
-                    cpu::sswap(n, &mut wx, inc, &mut wy, inc);
-                    assert_same_slices(&format!("sswap x {what}"), &gx.to_vec().unwrap(), &wx);
-                    assert_same_slices(&format!("sswap y {what}"), &gy.to_vec().unwrap(), &wy);
+                    let wx =
+                        assert_copy_and_swap_match_blas(&ctx, n, (&x0, inc), (&y0, inc), &what);
 
                     if inc > 0 {
-                        ctx.sscal(n, 1.5, &mut gx, inc).unwrap();
+                        let mut gs = ctx.upload(&wx).unwrap();
+                        ctx.sscal(n, 1.5, &mut gs, inc).unwrap();
                         let mut want = wx.clone();
                         cpu::sscal(n, 1.5, &mut want, inc);
-                        assert_same_slices(&format!("sscal {what}"), &gx.to_vec().unwrap(), &want);
+                        assert_same_slices(&format!("sscal {what}"), &gs.to_vec().unwrap(), &want);
                     }
                 }
             }
