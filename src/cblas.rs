@@ -24,9 +24,11 @@
 //! ```
 
 use crate::blas::args::{check_inc, vector_span};
-use crate::blas::shape::{gemm_shape, gemv_shape, Layout, Transpose};
-use crate::buffer::Buffer;
-use crate::context::Context;
+use crate::blas::level2::gemv::gemv_shape;
+use crate::blas::level3::gemm::shape::gemm_shape;
+use crate::blas::types::{Layout, Transpose};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
 use crate::error::Result;
 
 /// Uploads the first `span` elements of `data` (all of it if shorter: the device routine

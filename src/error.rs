@@ -1,4 +1,4 @@
-//! The crate's one error type.
+//! The crate's one error type. It depends on nothing else in the crate.
 
 use std::fmt;
 
@@ -125,7 +125,7 @@ impl fmt::Display for Error {
                 "a buffer of {n} floats does not fit in one RGBA32F texture \
                  (width cap {width_cap} texels, max texture size {max_texture_size}: \
                  at most {} floats)",
-                crate::layout::max_floats(*width_cap, *max_texture_size)
+                texture_capacity(*width_cap, *max_texture_size)
             ),
             Error::ForeignBuffer { param } => write!(
                 f,
@@ -152,6 +152,14 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// Floats one RGBA32F texture holds with rows of at most `width_cap` texels and sides of at
+/// most `max_texture_size`, capped at the largest index a shader can address (`i32::MAX`):
+/// the limit [`Error::BufferTooLarge`] reports. [`crate::layout::max_floats`] is this.
+pub(crate) fn texture_capacity(width_cap: u32, max_texture_size: u32) -> usize {
+    let cap = width_cap.min(max_texture_size) as usize;
+    (cap * max_texture_size as usize * 4).min(i32::MAX as usize)
+}
 
 /// Shorthand for results of this crate.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -4,8 +4,9 @@
 //! `(t % width, t / width)`. The width is the texel count capped at the width cap; the
 //! height is the number of rows needed. The last row may hold padding texels and the last
 //! data texel may hold padding channels: both are zero after an upload and never read as data.
+//! Pure arithmetic; uses nothing of the crate but [`crate::error`].
 
-use crate::error::{Error, Result};
+use crate::error::{texture_capacity, Error, Result};
 
 /// Floats per texel (RGBA).
 pub const FLOATS_PER_TEXEL: usize = 4;
@@ -26,8 +27,7 @@ pub struct TexLayout {
 
 /// Largest number of floats one texture can hold with this width cap and texture size limit.
 pub fn max_floats(width_cap: u32, max_texture_size: u32) -> usize {
-    let cap = width_cap.min(max_texture_size) as usize;
-    (cap * max_texture_size as usize * FLOATS_PER_TEXEL).min(MAX_ELEMENTS)
+    texture_capacity(width_cap, max_texture_size)
 }
 
 impl TexLayout {

@@ -19,23 +19,58 @@
 //!
 //! Two APIs sit side by side: methods on [`Context`] work on device [`Buffer`]s and keep data
 //! on the GPU between calls; [`cblas`] takes host slices with CBLAS arguments.
+//!
+//! ## Layers
+//! Each layer uses only the ones below it:
+//! - `cblas` (host slices in, host slices out) and the methods of [`Context`] are the API;
+//! - `blas`: the routines, `level1/`, `level2/`, `level3/`, one file or folder per family,
+//!   with their kernels (files under `glsl/levelN/`) and pure argument rules beside them;
+//! - `device`: the context, device info, program cache, scratch pool, buffers and
+//!   transfers, the generic tuning mechanism and the calibration;
+//! - `gl`: every unsafe GL/EGL call;
+//! - [`layout`] (texture-shape math) and [`error`] (which depends on nothing).
+//!
+//! A new routine is one file in its level's folder (its `impl Context` method, argument
+//! checks and kernel statics), its kernels in `glsl/levelN/`, one test file, and one
+//! function in [`cblas`].
+
+#![deny(missing_docs)]
+#![warn(unsafe_op_in_unsafe_fn)]
 
 mod blas;
-pub mod buffer;
-mod calibrate;
 pub mod cblas;
-pub mod context;
+mod device;
 pub mod error;
 mod gl;
-mod kernels;
 pub mod layout;
-pub mod tune;
 
-pub use blas::gemm::GemmKernel;
-pub use blas::gemv::GemvKernel;
-pub use blas::shape::{Layout, Transpose};
-pub use buffer::{Buffer, PendingRead};
-pub use calibrate::Ceilings;
-pub use context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
+pub use device::{buffer, context};
+
+pub mod tune {
+    //! sgemm auto-tuning: the modes and environment variables every tunable routine shares, and
+    //! sgemm's shape classes and reports.
+    //!
+    //! How much tuning happens is a [`Tuning`] mode, set with [`crate::ContextOptions::tuning`],
+    //! [`crate::Context::set_tuning`] or the environment variable [`TUNE_ENV`]. The default,
+    //! [`Tuning::Auto`], tunes a shape class the first time an sgemm of at least
+    //! [`TUNE_MIN_WORK`] multiply-adds meets it and reads earlier choices from the cache.
+    //!
+    //! ```
+    //! use fragblas::{Context, ContextOptions, Tuning};
+    //! let ctx = Context::with_options(ContextOptions { tuning: Some(Tuning::Off), ..Default::default() })?;
+    //! assert_eq!(ctx.tuning(), Tuning::Off); // built-in defaults, no timing, no cache
+    //! # Ok::<(), fragblas::Error>(())
+    //! ```
+
+    pub use crate::blas::level3::gemm::tune::{ShapeClass, TuneReport, TUNE_MIN_WORK};
+    pub use crate::device::tune::{Tuning, TUNE_CACHE_ENV, TUNE_ENV};
+}
+
+pub use blas::level2::gemv::GemvKernel;
+pub use blas::level3::gemm::kernel::GemmKernel;
+pub use blas::types::{Layout, Transpose};
+pub use device::buffer::{Buffer, PendingRead};
+pub use device::calibrate::Ceilings;
+pub use device::context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};
 pub use tune::{ShapeClass, TuneReport, Tuning};

@@ -1,7 +1,7 @@
-//! Pure argument checks shared by the routines: no GL, unit-tested below.
+//! Pure argument rules shared by the routines: errors naming the parameter and its CBLAS
+//! position, increments, and the storage a vector or matrix argument spans. No GL; uses
+//! nothing of the crate but [`crate::error`]; unit-tested below.
 
-use crate::buffer::Buffer;
-use crate::context::Context;
 use crate::error::{Error, Result};
 
 /// Error for parameter `param` at CBLAS position `position` of `routine`.
@@ -85,48 +85,45 @@ impl Lead {
     }
 }
 
-/// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax): `x`
-/// belongs to `ctx`, its increment is not zero, and it holds what `n` and the increment
-/// address. `Ok(false)` for the reference quick return: `n <= 0` or a negative increment.
+/// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax) for a
+/// vector `x` of `len` elements: its increment is not zero, and it holds what `n` and the
+/// increment address. `Ok(false)` for the reference quick return: `n <= 0` or a negative
+/// increment.
 pub(crate) fn one_vector(
-    ctx: &Context,
     routine: &'static str,
     lead: Lead,
     n: i32,
-    x: &Buffer,
+    len: usize,
     incx: i32,
 ) -> Result<bool> {
-    x.check_owner(ctx, "x")?;
     check_inc(routine, "incx", lead.incx_pos(), incx)?;
     if n <= 0 || incx < 0 {
         return Ok(false);
     }
-    check_span(routine, "x", x.len(), n, incx)?;
+    check_span(routine, "x", len, n, incx)?;
     Ok(true)
 }
 
-/// The argument rules of the two-vector routines (scopy, sswap, saxpy, sdot): both buffers
-/// belong to `ctx`, neither increment is zero, and both hold what `n` and their increments
-/// address. `Ok(false)` for a quick return: `n <= 0`, or `skip` (saxpy's `alpha == 0`),
-/// which is decided before the lengths are checked, as before any data would be read.
+/// The argument rules of the two-vector routines (scopy, sswap, saxpy, sdot) for vectors of
+/// `x_len` and `y_len` elements: neither increment is zero, and both hold what `n` and their
+/// increments address. `Ok(false)` for a quick return: `n <= 0`, or `skip` (saxpy's
+/// `alpha == 0`), which is decided before the lengths are checked, as before any data would
+/// be read.
 pub(crate) fn two_vectors(
-    ctx: &Context,
     routine: &'static str,
     lead: Lead,
     n: i32,
     skip: bool,
-    (x, incx): (&Buffer, i32),
-    (y, incy): (&Buffer, i32),
+    (x_len, incx): (usize, i32),
+    (y_len, incy): (usize, i32),
 ) -> Result<bool> {
-    x.check_owner(ctx, "x")?;
-    y.check_owner(ctx, "y")?;
     check_inc(routine, "incx", lead.incx_pos(), incx)?;
     check_inc(routine, "incy", lead.incx_pos() + 2, incy)?;
     if n <= 0 || skip {
         return Ok(false);
     }
-    check_span(routine, "x", x.len(), n, incx)?;
-    check_span(routine, "y", y.len(), n, incy)?;
+    check_span(routine, "x", x_len, n, incx)?;
+    check_span(routine, "y", y_len, n, incy)?;
     Ok(true)
 }
 

@@ -1,14 +1,110 @@
-//! sgemv: y := alpha*op(A)*x + beta*y.
+//! sgemv: y := alpha*op(A)*x + beta*y, its argument rules (pure, unit-tested below) and
+//! its two kernels.
 
-use crate::blas::args::check_span;
-use crate::blas::gemm::in_spans;
-use crate::blas::level1::{update, Op};
-use crate::blas::shape::GemvShape;
-use crate::blas::shape::{gemv_shape, Layout, Transpose};
-use crate::buffer::Buffer;
-use crate::context::Context;
+use crate::blas::args::{check_span, invalid};
+use crate::blas::level1::update::{update, Op};
+use crate::blas::passes::{fold, in_spans, SUM_REDUCE};
+use crate::blas::types::{Layout, Transpose};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
 use crate::error::{Error, Result};
-use crate::kernels::Kernel;
+
+/// sgemv, any increments.
+static GEMV: Kernel = crate::kernel!("level2/gemv.frag");
+/// sgemv product op(A)*x with vec4 reads (lda % 4 == 0, incx == 1), per chunk.
+static GEMV_VEC4: Kernel = crate::kernel!("level2/gemv_vec4.frag");
+
+/// The kernels of this file.
+pub(crate) const KERNELS: [&Kernel; 2] = [&GEMV, &GEMV_VEC4];
+
+/// A sgemv call in column-major form: y (len_y) = alpha * op(A) x (len_x) + beta y, with A
+/// stored as `rows` x `cols` column-major.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GemvShape {
+    pub rows: usize,
+    pub cols: usize,
+    pub lda: usize,
+    pub trans: bool,
+}
+
+impl GemvShape {
+    /// Logical length of x.
+    pub fn len_x(&self) -> usize {
+        if self.trans {
+            self.rows
+        } else {
+            self.cols
+        }
+    }
+    /// Logical length of y.
+    pub fn len_y(&self) -> usize {
+        if self.trans {
+            self.cols
+        } else {
+            self.rows
+        }
+    }
+    /// Elements the stored A spans.
+    pub fn a_span(&self) -> usize {
+        crate::blas::args::matrix_span(self.rows, self.cols, self.lda)
+    }
+}
+
+/// Validates sgemv arguments and returns the column-major form of the call.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemv_shape(
+    layout: Layout,
+    trans: Transpose,
+    m: i32,
+    n: i32,
+    lda: i32,
+    incx: i32,
+    incy: i32,
+) -> Result<GemvShape> {
+    const R: &str = "sgemv";
+    // A row-major m x n matrix is the column-major n x m matrix A^T.
+    let (rows, cols, t, rows_name, cols_name) = match layout {
+        Layout::ColMajor => (m, n, trans, ("m", 3), ("n", 4)),
+        Layout::RowMajor => (n, m, trans.flip(), ("n", 4), ("m", 3)),
+    };
+    if rows < 0 {
+        return Err(invalid(
+            R,
+            rows_name.0,
+            rows_name.1,
+            format!("{rows} is negative"),
+        ));
+    }
+    if cols < 0 {
+        return Err(invalid(
+            R,
+            cols_name.0,
+            cols_name.1,
+            format!("{cols} is negative"),
+        ));
+    }
+    if lda < rows.max(1) {
+        return Err(invalid(
+            R,
+            "lda",
+            7,
+            format!("{lda} is less than max(1, {rows})"),
+        ));
+    }
+    if incx == 0 {
+        return Err(invalid(R, "incx", 9, "must not be zero"));
+    }
+    if incy == 0 {
+        return Err(invalid(R, "incy", 12, "must not be zero"));
+    }
+    Ok(GemvShape {
+        rows: rows as usize,
+        cols: cols as usize,
+        lda: lda as usize,
+        trans: t.is_trans(),
+    })
+}
 
 /// Which sgemv kernel runs. `Auto` is the default; the others exist so that tests and
 /// benchmarks can reach each kernel.
@@ -76,7 +172,7 @@ impl Context {
         );
         let band_rows = l.height;
         let parts = inner.take_surface(l.width, chunks as u32 * band_rows)?;
-        let prog = inner.program(Kernel::GemvVec4)?;
+        let prog = inner.program(&GEMV_VEC4)?;
         let gl = inner.enter()?;
         gl.use_program(&prog);
         a.bind(gl, &prog, 0, "a", "a_width");
@@ -95,17 +191,18 @@ impl Context {
         } else {
             // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
             let sum = inner.take_surface(l.width, l.height)?;
-            let prog = inner.program(Kernel::SumReduce)?;
+            let prog = inner.program(&SUM_REDUCE)?;
             gl.use_program(&prog);
-            gl.set_texture(&prog, "src", 0, &parts);
-            gl.set_ivec2(
+            fold(
+                gl,
                 &prog,
-                "src_size",
-                [l.width as i32, (chunks as u32 * band_rows) as i32],
+                &parts,
+                (l.width, chunks as u32 * band_rows),
+                [0, band_rows as i32],
+                chunks as u32,
+                &sum,
+                (l.width, l.height),
             );
-            gl.set_ivec2(&prog, "fold_step", [0, band_rows as i32]);
-            gl.set_i32(&prog, "fan_in", chunks as i32);
-            gl.draw(&[&sum], l.width, l.height);
             inner.give_surface(parts);
             sum
         };
@@ -217,10 +314,10 @@ impl Context {
                 _ => {}
             }
         }
-        // The generic kernel in passes over the summed index (see gemm::in_spans): the first
+        // The generic kernel in passes over the summed index (see passes::in_spans): the first
         // computes alpha*part + beta*y, each further one adds to the last.
         let inner = &self.inner;
-        let prog = inner.program(Kernel::Gemv)?;
+        let prog = inner.program(&GEMV)?;
         let yl = y.layout();
         let len_x = if alpha == 0.0 { 0 } else { s.len_x() };
         let y_ref: &Buffer = y;
@@ -261,7 +358,35 @@ impl Context {
 
 #[cfg(test)]
 mod tests {
-    use super::split_sum;
+    use super::*;
+    use Layout::*;
+    use Transpose::*;
+
+    fn pos(e: Error) -> (&'static str, u32) {
+        match e {
+            Error::InvalidArgument {
+                param, position, ..
+            } => (param, position),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn gemv_rules() {
+        let s = gemv_shape(ColMajor, NoTrans, 3, 5, 4, 1, -2).unwrap();
+        assert_eq!((s.rows, s.cols, s.lda, s.trans), (3, 5, 4, false));
+        assert_eq!((s.len_x(), s.len_y(), s.a_span()), (5, 3, 19));
+        let s = gemv_shape(RowMajor, NoTrans, 3, 5, 5, 1, 1).unwrap();
+        assert_eq!((s.rows, s.cols, s.lda, s.trans), (5, 3, 5, true));
+        assert_eq!((s.len_x(), s.len_y()), (5, 3));
+        let e = |r: Result<GemvShape>| pos(r.unwrap_err());
+        assert_eq!(e(gemv_shape(ColMajor, NoTrans, -1, 5, 4, 1, 1)), ("m", 3));
+        assert_eq!(e(gemv_shape(ColMajor, NoTrans, 3, -1, 4, 1, 1)), ("n", 4));
+        assert_eq!(e(gemv_shape(ColMajor, NoTrans, 3, 5, 2, 1, 1)), ("lda", 7));
+        assert_eq!(e(gemv_shape(RowMajor, NoTrans, 3, 5, 4, 1, 1)), ("lda", 7));
+        assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 0, 1)), ("incx", 9));
+        assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 1, 0)), ("incy", 12));
+    }
 
     #[test]
     fn the_summed_index_splits_into_non_empty_chunks_that_cover_it() {

@@ -2,11 +2,34 @@
 //! texel bandwidth, measured with a wall clock around `glFinish` (GL timer queries are
 //! not reliable on every driver, llvmpipe among them).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::context::Context;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
+use crate::device::timing::best_time;
 use crate::error::Result;
-use crate::kernels::Kernel;
+
+/// Pure multiply-add throughput, 8 independent vec4 chains per fragment.
+pub(crate) static CALIB_FMA: Kernel =
+    crate::kernel!("common/calib_fma.frag").defines("#define CHAINS 8");
+/// The same with 2 chains, each advanced four times per round (fewer registers).
+pub(crate) static CALIB_FMA_NARROW: Kernel =
+    crate::kernel!("common/calib_fma.frag").defines("#define CHAINS 2");
+/// Texel copy bandwidth.
+pub(crate) static CALIB_COPY: Kernel = crate::kernel!("common/calib_copy.frag");
+/// Four-input streaming bandwidth.
+pub(crate) static CALIB_STREAM: Kernel = crate::kernel!("common/calib_stream.frag");
+/// Read bandwidth, 16 texels read per texel written.
+pub(crate) static CALIB_READ: Kernel = crate::kernel!("common/calib_read.frag");
+
+/// The calibration kernels.
+pub(crate) const KERNELS: [&Kernel; 5] = [
+    &CALIB_FMA,
+    &CALIB_FMA_NARROW,
+    &CALIB_COPY,
+    &CALIB_STREAM,
+    &CALIB_READ,
+];
 
 /// What the fragment pipeline of a device can do at best; the yardstick for every routine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,20 +75,6 @@ impl std::fmt::Display for Ceilings {
     }
 }
 
-/// Best of `reps` timings of `run` followed by a full finish, after one warm-up run.
-fn best_time(ctx: &Context, reps: usize, mut run: impl FnMut() -> Result<()>) -> Result<Duration> {
-    run()?;
-    ctx.finish()?;
-    let mut best = Duration::MAX;
-    for _ in 0..reps {
-        let t = Instant::now();
-        run()?;
-        ctx.finish()?;
-        best = best.min(t.elapsed());
-    }
-    Ok(best)
-}
-
 impl Context {
     /// Measures the fragment pipeline's ceilings on this context's device. Takes about a
     /// second (more on a slow software device).
@@ -86,12 +95,12 @@ impl Context {
         let side = if software { 256 } else { 2048u32.min(max) };
         let target = inner.take_surface(side, side)?;
         let mut fma_gflops = 0.0f64;
-        for kernel in [Kernel::CalibFma, Kernel::CalibFmaNarrow] {
+        for kernel in [&CALIB_FMA, &CALIB_FMA_NARROW] {
             let prog = inner.program(kernel)?;
             // Grow the loop until one draw takes long enough to time well.
             let mut iters = 16i32;
             let time = loop {
-                let t = best_time(self, 3, || {
+                let t = best_time(self, 3, true, || {
                     let gl = inner.enter()?;
                     gl.use_program(&prog);
                     gl.set_i32(&prog, "iters", iters);
@@ -113,21 +122,21 @@ impl Context {
         let side = if software { 1024 } else { 4096u32.min(max) };
         let src = inner.take_surface(side, side)?;
         let dst = inner.take_surface(side, side)?;
-        let prog = inner.program(Kernel::CalibCopy)?;
-        let copy_time = best_time(self, 5, || {
+        let prog = inner.program(&CALIB_COPY)?;
+        let copy_time = best_time(self, 5, true, || {
             let gl = inner.enter()?;
             gl.use_program(&prog);
             gl.set_texture(&prog, "src", 0, &src);
             gl.draw(&[&dst], side, side);
             Ok(())
         })?;
-        let prog = inner.program(Kernel::CalibStream)?;
+        let prog = inner.program(&CALIB_STREAM)?;
         let extra = [
             inner.take_surface(side, side)?,
             inner.take_surface(side, side)?,
             inner.take_surface(side, side)?,
         ];
-        let stream_time = best_time(self, 5, || {
+        let stream_time = best_time(self, 5, true, || {
             let gl = inner.enter()?;
             gl.use_program(&prog);
             gl.set_texture(&prog, "src0", 0, &src);
@@ -137,10 +146,10 @@ impl Context {
             gl.draw(&[&dst], side, side);
             Ok(())
         })?;
-        let prog = inner.program(Kernel::CalibRead)?;
+        let prog = inner.program(&CALIB_READ)?;
         let rows = side / 16;
         const READ_DRAWS: u32 = 4;
-        let read_time = best_time(self, 5, || {
+        let read_time = best_time(self, 5, true, || {
             let gl = inner.enter()?;
             gl.use_program(&prog);
             gl.set_texture(&prog, "src", 0, &src);

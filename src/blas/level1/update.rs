@@ -12,11 +12,30 @@
 //!   Elements the BLAS definition does not touch pass through unchanged.
 
 use crate::blas::args::{one_vector, two_vectors, Lead};
-use crate::buffer::Buffer;
-use crate::context::Context;
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
 use crate::error::Result;
 use crate::gl::{Gl, Program, Surface};
-use crate::kernels::{Kernel, IMAGE_TEXELS_PER_FRAGMENT};
+
+/// `y = alpha*x + beta*y` (or a copy) on unit-stride vectors, one texel per fragment.
+static AXPBY_UNIT: Kernel = crate::kernel!("level1/axpby_unit.frag");
+/// The same with any increments; untouched elements pass through.
+static AXPBY_STRIDED: Kernel = crate::kernel!("level1/axpby_strided.frag");
+/// `AXPBY_UNIT` in place: image stores, [`IMAGE_TEXELS_PER_FRAGMENT`] texels per fragment.
+static AXPBY_IMAGE: Kernel = crate::kernel!("level1/axpby_image.frag")
+    .defines("#define PER 8\n#define SWAP 0")
+    .image_stores();
+/// In-place exchange of two unit-stride vectors through image stores.
+static SWAP_IMAGE: Kernel = crate::kernel!("level1/axpby_image.frag")
+    .defines("#define PER 8\n#define SWAP 1")
+    .image_stores();
+
+/// The kernels of this file.
+pub(crate) const KERNELS: [&Kernel; 4] = [&AXPBY_UNIT, &AXPBY_STRIDED, &AXPBY_IMAGE, &SWAP_IMAGE];
+
+/// Texels each fragment of the image-store kernels updates (`PER` in their defines).
+const IMAGE_TEXELS_PER_FRAGMENT: u32 = 8;
 
 /// `op` uniform of the axpby kernels.
 #[derive(Clone, Copy)]
@@ -44,11 +63,7 @@ fn axpby_pass(
     let inner = &ctx.inner;
     // Equal unit increments (both +1 or both -1) pair element k of x with element k of y.
     let unit = incx == incy && incx.abs() == 1;
-    let kernel = if unit {
-        Kernel::AxpbyUnit
-    } else {
-        Kernel::AxpbyStrided
-    };
+    let kernel = if unit { &AXPBY_UNIT } else { &AXPBY_STRIDED };
     let prog = inner.program(kernel)?;
     let yl = y.layout();
     let out = inner.take_surface(yl.width, yl.height)?;
@@ -104,11 +119,7 @@ fn image_pass(
     swap: bool,
 ) -> Result<()> {
     let inner = &ctx.inner;
-    let kernel = if swap {
-        Kernel::SwapImage
-    } else {
-        Kernel::AxpbyImage
-    };
+    let kernel = if swap { &SWAP_IMAGE } else { &AXPBY_IMAGE };
     let prog = inner.program(kernel)?;
     let width = y.layout().width;
     let (gw, gh) = image_grid(n, width);
@@ -151,6 +162,12 @@ pub(crate) fn update(
     Ok(())
 }
 
+/// Checks that `x` and `y` belong to `ctx`.
+pub(crate) fn check_owners(ctx: &Context, x: &Buffer, y: &Buffer) -> Result<()> {
+    x.check_owner(ctx, "x")?;
+    y.check_owner(ctx, "y")
+}
+
 /// Swaps `s` into `buf` and returns the old texture to the pool.
 fn install(buf: &mut Buffer, s: Surface) {
     let old = buf.replace_surface(s);
@@ -164,7 +181,8 @@ impl Context {
     /// `alpha == 0` multiplies too (a NaN or Inf in `x` becomes NaN). `incx == 0` is an error.
     pub fn sscal(&self, n: i32, alpha: f32, x: &mut Buffer, incx: i32) -> Result<()> {
         const R: &str = "sscal";
-        if !one_vector(self, R, Lead::NAlpha, n, x, incx)? {
+        x.check_owner(self, "x")?;
+        if !one_vector(R, Lead::NAlpha, n, x.len(), incx)? {
             return Ok(());
         }
         update(self, n, Op::Axpby, alpha, 0.0, None, x, incx)?;
@@ -174,7 +192,8 @@ impl Context {
     /// `y := x` over `n` elements (increments `incx`, `incy`; negative ones walk from the end).
     pub fn scopy(&self, n: i32, x: &Buffer, incx: i32, y: &mut Buffer, incy: i32) -> Result<()> {
         const R: &str = "scopy";
-        if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
+        check_owners(self, x, y)?;
+        if !two_vectors(R, Lead::N, n, false, (x.len(), incx), (y.len(), incy))? {
             return Ok(());
         }
         update(self, n, Op::Copy, 1.0, 0.0, Some((x, incx)), y, incy)?;
@@ -191,7 +210,8 @@ impl Context {
         incy: i32,
     ) -> Result<()> {
         const R: &str = "sswap";
-        if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
+        check_owners(self, x, y)?;
+        if !two_vectors(R, Lead::N, n, false, (x.len(), incx), (y.len(), incy))? {
             return Ok(());
         }
         if in_place(self, incx, x, incy, y) {
@@ -228,7 +248,15 @@ impl Context {
         incy: i32,
     ) -> Result<()> {
         const R: &str = "saxpy";
-        if !two_vectors(self, R, Lead::NAlpha, n, alpha == 0.0, (x, incx), (y, incy))? {
+        check_owners(self, x, y)?;
+        if !two_vectors(
+            R,
+            Lead::NAlpha,
+            n,
+            alpha == 0.0,
+            (x.len(), incx),
+            (y.len(), incy),
+        )? {
             return Ok(());
         }
         update(self, n, Op::Axpby, alpha, 1.0, Some((x, incx)), y, incy)?;

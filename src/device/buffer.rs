@@ -1,11 +1,33 @@
-//! Device vectors of f32: one RGBA32F texture (with its framebuffer) per buffer.
+//! Device vectors of f32: one RGBA32F texture (with its framebuffer) per buffer, uploads
+//! (staged or direct), downloads (blocking or asynchronous) and device copies.
 
 use std::rc::Rc;
 
-use crate::context::{Context, Inner};
+use crate::device::context::{Context, Inner};
 use crate::error::{Error, Result};
 use crate::gl::{Gl, Program, Readback, Surface};
 use crate::layout::{TexLayout, FLOATS_PER_TEXEL};
+
+impl Context {
+    /// A zero-filled buffer of `len` floats.
+    pub fn zeros(&self, len: usize) -> Result<Buffer> {
+        Buffer::zeros(self, len)
+    }
+
+    /// A buffer holding a copy of `data`.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0])?;
+    /// assert_eq!(x.to_vec()?, vec![1.0, 2.0, 3.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn upload(&self, data: &[f32]) -> Result<Buffer> {
+        let mut b = Buffer::uninit(self, data.len())?;
+        b.write(data)?;
+        Ok(b)
+    }
+}
 
 /// A vector of `len` floats on the GPU of one [`Context`].
 ///

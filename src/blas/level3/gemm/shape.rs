@@ -1,47 +1,13 @@
-//! Matrix shapes and the BLAS argument rules for sgemm and sgemv: pure functions, no GL.
+//! sgemm's argument rules and shape: pure functions, no GL.
 //!
-//! Row-major calls are turned into the column-major call they equal (C^T = op(B)^T op(A)^T
-//! for sgemm, the transposed operation for sgemv), and arguments are then checked in the
-//! order reference BLAS checks them. Errors name the user's own parameter and its position
-//! in the CBLAS call, as reference CBLAS's `xerbla` reports it.
+//! A row-major call is turned into the column-major call it equals (C^T = op(B)^T op(A)^T),
+//! and arguments are then checked in the order reference BLAS checks them. Errors name the
+//! user's own parameter and its position in the CBLAS call, as reference CBLAS's `xerbla`
+//! reports it.
 
-use crate::blas::args::invalid;
+use crate::blas::args::{invalid, matrix_span};
+use crate::blas::types::{Layout, Transpose};
 use crate::error::Result;
-
-/// Storage order of a matrix argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Layout {
-    /// Rows are contiguous (C style).
-    RowMajor,
-    /// Columns are contiguous (Fortran and BLAS style).
-    ColMajor,
-}
-
-/// Whether a matrix argument is used as is or transposed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Transpose {
-    /// op(A) = A.
-    NoTrans,
-    /// op(A) = A^T.
-    Trans,
-    /// op(A) = A^H, the same as `Trans` for real matrices.
-    ConjTrans,
-}
-
-impl Transpose {
-    /// Whether the operand is transposed.
-    pub fn is_trans(self) -> bool {
-        self != Transpose::NoTrans
-    }
-
-    fn flip(self) -> Transpose {
-        if self.is_trans() {
-            Transpose::NoTrans
-        } else {
-            Transpose::Trans
-        }
-    }
-}
 
 /// A column-major matrix operand: element (r, c) of the stored matrix is at `r + c * ld`;
 /// with `trans`, the operand is the transpose of what is stored.
@@ -91,7 +57,7 @@ impl GemmShape {
         } else {
             (self.m, self.k)
         };
-        crate::blas::args::matrix_span(r, c, self.a.ld)
+        matrix_span(r, c, self.a.ld)
     }
     /// Elements the stored B spans.
     pub fn b_span(&self) -> usize {
@@ -100,11 +66,11 @@ impl GemmShape {
         } else {
             (self.k, self.n)
         };
-        crate::blas::args::matrix_span(r, c, self.b.ld)
+        matrix_span(r, c, self.b.ld)
     }
     /// Elements C spans.
     pub fn c_span(&self) -> usize {
-        crate::blas::args::matrix_span(self.m, self.n, self.ldc)
+        matrix_span(self.m, self.n, self.ldc)
     }
 }
 
@@ -183,94 +149,6 @@ pub(crate) fn gemm_shape(
         },
         ldc: ldc as usize,
         swapped,
-    })
-}
-
-/// A sgemv call in column-major form: y (len_y) = alpha * op(A) x (len_x) + beta y, with A
-/// stored as `rows` x `cols` column-major.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct GemvShape {
-    pub rows: usize,
-    pub cols: usize,
-    pub lda: usize,
-    pub trans: bool,
-}
-
-impl GemvShape {
-    /// Logical length of x.
-    pub fn len_x(&self) -> usize {
-        if self.trans {
-            self.rows
-        } else {
-            self.cols
-        }
-    }
-    /// Logical length of y.
-    pub fn len_y(&self) -> usize {
-        if self.trans {
-            self.cols
-        } else {
-            self.rows
-        }
-    }
-    /// Elements the stored A spans.
-    pub fn a_span(&self) -> usize {
-        crate::blas::args::matrix_span(self.rows, self.cols, self.lda)
-    }
-}
-
-/// Validates sgemv arguments and returns the column-major form of the call.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn gemv_shape(
-    layout: Layout,
-    trans: Transpose,
-    m: i32,
-    n: i32,
-    lda: i32,
-    incx: i32,
-    incy: i32,
-) -> Result<GemvShape> {
-    const R: &str = "sgemv";
-    // A row-major m x n matrix is the column-major n x m matrix A^T.
-    let (rows, cols, t, rows_name, cols_name) = match layout {
-        Layout::ColMajor => (m, n, trans, ("m", 3), ("n", 4)),
-        Layout::RowMajor => (n, m, trans.flip(), ("n", 4), ("m", 3)),
-    };
-    if rows < 0 {
-        return Err(invalid(
-            R,
-            rows_name.0,
-            rows_name.1,
-            format!("{rows} is negative"),
-        ));
-    }
-    if cols < 0 {
-        return Err(invalid(
-            R,
-            cols_name.0,
-            cols_name.1,
-            format!("{cols} is negative"),
-        ));
-    }
-    if lda < rows.max(1) {
-        return Err(invalid(
-            R,
-            "lda",
-            7,
-            format!("{lda} is less than max(1, {rows})"),
-        ));
-    }
-    if incx == 0 {
-        return Err(invalid(R, "incx", 9, "must not be zero"));
-    }
-    if incy == 0 {
-        return Err(invalid(R, "incy", 12, "must not be zero"));
-    }
-    Ok(GemvShape {
-        rows: rows as usize,
-        cols: cols as usize,
-        lda: lda as usize,
-        trans: t.is_trans(),
     })
 }
 
@@ -392,22 +270,5 @@ mod tests {
             e(gemm_shape(RowMajor, NoTrans, NoTrans, -1, -1, 5, 5, 4, 4)),
             ("n", 5)
         );
-    }
-
-    #[test]
-    fn gemv_rules() {
-        let s = gemv_shape(ColMajor, NoTrans, 3, 5, 4, 1, -2).unwrap();
-        assert_eq!((s.rows, s.cols, s.lda, s.trans), (3, 5, 4, false));
-        assert_eq!((s.len_x(), s.len_y(), s.a_span()), (5, 3, 19));
-        let s = gemv_shape(RowMajor, NoTrans, 3, 5, 5, 1, 1).unwrap();
-        assert_eq!((s.rows, s.cols, s.lda, s.trans), (5, 3, 5, true));
-        assert_eq!((s.len_x(), s.len_y()), (5, 3));
-        let e = |r: Result<GemvShape>| pos(r.unwrap_err());
-        assert_eq!(e(gemv_shape(ColMajor, NoTrans, -1, 5, 4, 1, 1)), ("m", 3));
-        assert_eq!(e(gemv_shape(ColMajor, NoTrans, 3, -1, 4, 1, 1)), ("n", 4));
-        assert_eq!(e(gemv_shape(ColMajor, NoTrans, 3, 5, 2, 1, 1)), ("lda", 7));
-        assert_eq!(e(gemv_shape(RowMajor, NoTrans, 3, 5, 4, 1, 1)), ("lda", 7));
-        assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 0, 1)), ("incx", 9));
-        assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 1, 0)), ("incy", 12));
     }
 }

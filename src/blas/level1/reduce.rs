@@ -10,12 +10,71 @@
 //! combines (x + k*width_out, 0)). Adjacent fragments read adjacent texels throughout.
 
 use crate::blas::args::{one_vector, two_vectors, Lead};
-use crate::buffer::Buffer;
-use crate::context::{Context, Inner};
+use crate::blas::level1::update::check_owners;
+use crate::blas::passes::{fold, SUM_REDUCE};
+use crate::device::buffer::Buffer;
+use crate::device::context::{Context, Inner};
+use crate::device::kernel::Kernel;
 use crate::error::Result;
 use crate::gl::{Gl, Program, Surface};
-use crate::kernels::Kernel;
 use crate::layout::texels_for;
+
+/// A map pass: the kernel for operands of any increments, and the one compiled with
+/// `UNIT_STRIDE` for unit-stride operands laid out as wide as the grid (direct fetches).
+type Map = [&'static Kernel; 2];
+
+const UNIT: &str = "#define UNIT_STRIDE 1";
+static DOT_MAP: Kernel = crate::kernel!("level1/dot_map.frag");
+static DOT_MAP_UNIT: Kernel = crate::kernel!("level1/dot_map.frag").defines(UNIT);
+static ASUM_MAP: Kernel = crate::kernel!("level1/asum_map.frag");
+static ASUM_MAP_UNIT: Kernel = crate::kernel!("level1/asum_map.frag").defines(UNIT);
+static AMAX_MAP: Kernel = crate::kernel!("level1/amax_map.frag");
+static AMAX_MAP_UNIT: Kernel = crate::kernel!("level1/amax_map.frag").defines(UNIT);
+static SSQ_MAP: Kernel = crate::kernel!("level1/ssq_map.frag");
+static SSQ_MAP_UNIT: Kernel = crate::kernel!("level1/ssq_map.frag").defines(UNIT);
+static IAMAX_MAP: Kernel = crate::kernel!("level1/iamax_map.frag");
+static IAMAX_MAP_UNIT: Kernel = crate::kernel!("level1/iamax_map.frag").defines(UNIT);
+
+/// First reduction pass of sdot: products of x and y, `fan_in` texels per fragment.
+const DOT: Map = [&DOT_MAP, &DOT_MAP_UNIT];
+/// First pass of sasum: |x|.
+const ASUM: Map = [&ASUM_MAP, &ASUM_MAP_UNIT];
+/// First pass of the snrm2 scale: max |x|.
+const AMAX: Map = [&AMAX_MAP, &AMAX_MAP_UNIT];
+/// Second snrm2 pass: sum of (x/scale)^2.
+const SSQ: Map = [&SSQ_MAP, &SSQ_MAP_UNIT];
+/// First pass of isamax: best (|x|, index) candidate per fragment.
+const IAMAX: Map = [&IAMAX_MAP, &IAMAX_MAP_UNIT];
+
+/// Ping-pong pass: maxima of `fan_in` texels.
+static MAX_REDUCE: Kernel = crate::kernel!("level1/max_reduce.frag");
+/// Ping-pong pass: best of `fan_in` isamax candidates.
+static IAMAX_REDUCE: Kernel = crate::kernel!("level1/iamax_reduce.frag");
+/// Last pass: sum of the four lanes of texel 0.
+static SUM_FINAL: Kernel = crate::kernel!("level1/sum_final.frag");
+/// Last pass: max of the four lanes of texel 0.
+static MAX_FINAL: Kernel = crate::kernel!("level1/max_final.frag");
+/// Last snrm2 pass: scale * sqrt(sum of lanes).
+static NRM2_FINAL: Kernel = crate::kernel!("level1/nrm2_final.frag");
+
+/// The kernels of this file.
+pub(crate) const KERNELS: [&Kernel; 15] = [
+    &DOT_MAP,
+    &DOT_MAP_UNIT,
+    &ASUM_MAP,
+    &ASUM_MAP_UNIT,
+    &AMAX_MAP,
+    &AMAX_MAP_UNIT,
+    &SSQ_MAP,
+    &SSQ_MAP_UNIT,
+    &IAMAX_MAP,
+    &IAMAX_MAP_UNIT,
+    &MAX_REDUCE,
+    &IAMAX_REDUCE,
+    &SUM_FINAL,
+    &MAX_FINAL,
+    &NRM2_FINAL,
+];
 
 /// A vector operand of a map pass.
 struct Operand<'a> {
@@ -52,11 +111,11 @@ fn bind_operand(gl: &Gl, p: &Program, unit: u32, op: &Operand) {
 /// texel is left. Returns the two scratch surfaces and the index of the one holding it.
 fn reduce_to_texel(
     inner: &Inner,
-    map: Kernel,
+    map: Map,
     operands: &[Operand],
     extra: Option<(&'static str, &Surface)>,
     n: i32,
-    combine: Kernel,
+    combine: &Kernel,
 ) -> Result<([Surface; 2], usize)> {
     let fan_in = inner.reduce_fan_in();
     // The grid: the logical texels, as wide as the first operand's texture.
@@ -71,7 +130,7 @@ fn reduce_to_texel(
     let unit = operands
         .iter()
         .all(|op| op.inc == 1 && (grid_rows == 1 || op.buf.layout().width == grid_width));
-    let prog = inner.program(if unit { map.unit_stride() } else { map })?;
+    let prog = inner.program(map[unit as usize])?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
     for (unit, op) in operands.iter().enumerate() {
@@ -91,13 +150,18 @@ fn reduce_to_texel(
     if size != (1, 1) {
         let prog = inner.program(combine)?;
         gl.use_program(&prog);
-        gl.set_i32(&prog, "fan_in", fan_in as i32);
         while size != (1, 1) {
             let ((w, h), step) = fold_rect(size.0, size.1, fan_in);
-            gl.set_texture(&prog, "src", 0, &pair[cur]);
-            gl.set_ivec2(&prog, "src_size", [size.0 as i32, size.1 as i32]);
-            gl.set_ivec2(&prog, "fold_step", step);
-            gl.draw(&[&pair[1 - cur]], w, h);
+            fold(
+                gl,
+                &prog,
+                &pair[cur],
+                size,
+                step,
+                fan_in,
+                &pair[1 - cur],
+                (w, h),
+            );
             cur = 1 - cur;
             size = (w, h);
         }
@@ -108,7 +172,7 @@ fn reduce_to_texel(
 /// Runs a one-texel-in, one-texel-out final pass into a new 1x1 surface.
 fn final_pass(
     inner: &Inner,
-    kernel: Kernel,
+    kernel: &Kernel,
     src: &Surface,
     extra: Option<(&'static str, &Surface)>,
 ) -> Result<Surface> {
@@ -127,13 +191,13 @@ fn final_pass(
 /// Full sum-type reduction (`map`, then SumReduce, then `last`) into a 1x1 surface.
 fn sum_reduction(
     inner: &Inner,
-    map: Kernel,
+    map: Map,
     operands: &[Operand],
     extra: Option<(&'static str, &Surface)>,
     n: i32,
-    last: Kernel,
+    last: &Kernel,
 ) -> Result<Surface> {
-    let (pair, cur) = reduce_to_texel(inner, map, operands, extra, n, Kernel::SumReduce)?;
+    let (pair, cur) = reduce_to_texel(inner, map, operands, extra, n, &SUM_REDUCE)?;
     let out = final_pass(inner, last, &pair[cur], extra);
     for s in pair {
         inner.give_surface(s);
@@ -167,7 +231,8 @@ impl Context {
         incy: i32,
     ) -> Result<Option<Surface>> {
         const R: &str = "sdot";
-        if !two_vectors(self, R, Lead::N, n, false, (x, incx), (y, incy))? {
+        check_owners(self, x, y)?;
+        if !two_vectors(R, Lead::N, n, false, (x.len(), incx), (y.len(), incy))? {
             return Ok(None);
         }
         // Both reversed walks pair the same elements as both forward ones.
@@ -188,7 +253,7 @@ impl Context {
                 inc: incy,
             },
         ];
-        sum_reduction(&self.inner, Kernel::DotMap, &ops, None, n, Kernel::SumFinal).map(Some)
+        sum_reduction(&self.inner, DOT, &ops, None, n, &SUM_FINAL).map(Some)
     }
 
     /// The dot product of `n` elements of `x` and `y` (increments `incx`, `incy`); 0 for
@@ -218,7 +283,8 @@ impl Context {
 
     fn asum_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "sasum";
-        if !one_vector(self, R, Lead::N, n, x, incx)? {
+        x.check_owner(self, "x")?;
+        if !one_vector(R, Lead::N, n, x.len(), incx)? {
             return Ok(None);
         }
         let ops = [Operand {
@@ -226,15 +292,7 @@ impl Context {
             buf: x,
             inc: incx,
         }];
-        sum_reduction(
-            &self.inner,
-            Kernel::AsumMap,
-            &ops,
-            None,
-            n,
-            Kernel::SumFinal,
-        )
-        .map(Some)
+        sum_reduction(&self.inner, ASUM, &ops, None, n, &SUM_FINAL).map(Some)
     }
 
     /// Sum of `|x_i|` over `n` elements with increment `incx`; 0 for `n <= 0` or `incx < 0`
@@ -256,7 +314,8 @@ impl Context {
 
     fn nrm2_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "snrm2";
-        if !one_vector(self, R, Lead::N, n, x, incx)? {
+        x.check_owner(self, "x")?;
+        if !one_vector(R, Lead::N, n, x.len(), incx)? {
             return Ok(None);
         }
         let inner = &self.inner;
@@ -266,21 +325,13 @@ impl Context {
             inc: incx,
         }];
         // Scale = max |x_i|, so that the squares summed next lie in [0, 1].
-        let (pair, cur) =
-            reduce_to_texel(inner, Kernel::AmaxMap, &ops, None, n, Kernel::MaxReduce)?;
-        let scale = final_pass(inner, Kernel::MaxFinal, &pair[cur], None);
+        let (pair, cur) = reduce_to_texel(inner, AMAX, &ops, None, n, &MAX_REDUCE)?;
+        let scale = final_pass(inner, &MAX_FINAL, &pair[cur], None);
         for s in pair {
             inner.give_surface(s);
         }
         let scale = scale?;
-        let out = sum_reduction(
-            inner,
-            Kernel::SsqMap,
-            &ops,
-            Some(("scale", &scale)),
-            n,
-            Kernel::Nrm2Final,
-        );
+        let out = sum_reduction(inner, SSQ, &ops, Some(("scale", &scale)), n, &NRM2_FINAL);
         inner.give_surface(scale);
         out.map(Some)
     }
@@ -310,7 +361,8 @@ impl Context {
     /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
         const R: &str = "isamax";
-        if !one_vector(self, R, Lead::N, n, x, incx)? {
+        x.check_owner(self, "x")?;
+        if !one_vector(R, Lead::N, n, x.len(), incx)? {
             return Ok(None);
         }
         let inner = &self.inner;
@@ -319,8 +371,7 @@ impl Context {
             buf: x,
             inc: incx,
         }];
-        let (pair, cur) =
-            reduce_to_texel(inner, Kernel::IamaxMap, &ops, None, n, Kernel::IamaxReduce)?;
+        let (pair, cur) = reduce_to_texel(inner, IAMAX, &ops, None, n, &IAMAX_REDUCE)?;
         let gl = inner.enter()?;
         let mut v = [0.0f32; 4];
         gl.download(&pair[cur], 0, 0, 1, 1, &mut v);

@@ -1,0 +1,254 @@
+//! sgemm's kernels: the public [`GemmKernel`] choice, the fragment kernels behind each
+//! choice, which of them can run a shape on a device, and the default order.
+
+use crate::blas::level3::gemm::plan::{vec4_fits, StripPlan, STRIP_BLOCK_BYTES, STRIP_KC};
+use crate::blas::level3::gemm::shape::GemmShape;
+use crate::device::info::DeviceInfo;
+use crate::device::kernel::Kernel;
+
+/// sgemm with scalar fetches, any shape, over C's own texture.
+pub(crate) static GEMM_GENERIC: Kernel = crate::kernel!("level3/gemm_generic.frag");
+/// Reorder pass: packs op(A) or op(B) into texels of 4 rows.
+pub(crate) static GEMM_PACK: Kernel = crate::kernel!("level3/gemm_pack.frag");
+/// 4x4 vectorised kernel on packed operands.
+static GEMM_VEC4: Kernel = crate::kernel!("level3/gemm_vec4.frag");
+/// alpha*product + beta*C into C's texture.
+static GEMM_MERGE: Kernel = crate::kernel!("level3/gemm_merge.frag");
+/// Register-tiled kernel writing 4 columns to 4 render targets.
+static GEMM_MRT4: Kernel = crate::kernel!("level3/gemm_mrt.frag")
+    .defines("#define COLS 4")
+    .targets(4);
+/// Register-tiled kernel writing 8 columns to 8 render targets.
+static GEMM_MRT8: Kernel = crate::kernel!("level3/gemm_mrt.frag")
+    .defines("#define COLS 8")
+    .targets(8);
+/// Merge pass reading the 4 targets of GEMM_MRT4.
+static GEMM_MERGE_MRT4: Kernel =
+    crate::kernel!("level3/gemm_merge_mrt.frag").defines("#define COLS 4");
+/// Merge pass reading the 8 targets of GEMM_MRT8.
+static GEMM_MERGE_MRT8: Kernel =
+    crate::kernel!("level3/gemm_merge_mrt.frag").defines("#define COLS 8");
+/// Strip path, reorder pass: packs op(A) into one uniform block per 8-row strip and chunk
+/// of k.
+pub(crate) static GEMM_PACK_STRIP: Kernel =
+    crate::kernel!("level3/gemm_pack_strip.frag").defines("#define KC 2048\n#define BAND 8");
+/// Strip kernel drawing one strip per draw.
+static GEMM_STRIP1: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 1")
+    .targets(8)
+    .blocks(1, STRIP_BLOCK_BYTES)
+    .blending();
+/// Strip kernel drawing four strips per draw.
+static GEMM_STRIP4: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 4")
+    .targets(8)
+    .blocks(4, STRIP_BLOCK_BYTES)
+    .blending();
+/// Strip kernel drawing eight strips per draw.
+static GEMM_STRIP8: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 8")
+    .targets(8)
+    .blocks(8, STRIP_BLOCK_BYTES)
+    .blending();
+/// Merge pass reading the 8 targets of the strip kernels.
+static GEMM_MERGE_STRIP: Kernel =
+    crate::kernel!("level3/gemm_merge_strip.frag").defines("#define KC 2048\n#define BAND 8");
+
+/// The kernels of sgemm.
+pub(crate) const KERNELS: [&Kernel; 13] = [
+    &GEMM_GENERIC,
+    &GEMM_PACK,
+    &GEMM_VEC4,
+    &GEMM_MERGE,
+    &GEMM_MRT4,
+    &GEMM_MRT8,
+    &GEMM_MERGE_MRT4,
+    &GEMM_MERGE_MRT8,
+    &GEMM_PACK_STRIP,
+    &GEMM_STRIP1,
+    &GEMM_STRIP4,
+    &GEMM_STRIP8,
+    &GEMM_MERGE_STRIP,
+];
+
+/// Which sgemm kernel runs. `Auto` is the default; the others exist so that tests and
+/// benchmarks can reach each kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GemmKernel {
+    /// The widest register-tiled kernel the device's draw buffers allow, wherever its packed
+    /// textures fit the device, else generic.
+    Auto,
+    /// Scalar fetches straight from the user's buffers: any shape, no scratch textures.
+    Generic,
+    /// Reorder pass into packed textures, then 16 multiply-adds per 5 vec4 fetches.
+    Vec4,
+    /// Reorder pass, then a 4-row x 4-column register tile per fragment written to 4
+    /// render targets: 64 multiply-adds per 8 vec4 fetches.
+    Mrt4,
+    /// As `Mrt4` with 8 columns and 8 render targets: 128 multiply-adds per 12 fetches.
+    /// Needs a device with 8 draw buffers.
+    Mrt8,
+    /// Strip kernel: op(A) is packed into uniform blocks, one per 8-row strip of C and 2048
+    /// values of k, so all fragments of a strip share its A values; each fragment computes an
+    /// 8 x 4 tile with one texture fetch of op(B) per 32 multiply-adds. One strip per draw.
+    /// Needs 8 draw buffers, 64 KiB uniform blocks and float blending (k is split into
+    /// chunks that add up in the targets).
+    Strip1,
+    /// The strip kernel with four strips per draw (four uniform blocks bound at once).
+    Strip4,
+    /// The strip kernel with eight strips per draw.
+    Strip8,
+}
+
+impl GemmKernel {
+    /// Render targets the kernel writes at once.
+    pub fn draw_buffers(self) -> u32 {
+        self.kernels().0.draw_buffers
+    }
+
+    /// Every kernel a caller can name, `Auto` excepted.
+    pub const ALL: [GemmKernel; 7] = [
+        GemmKernel::Generic,
+        GemmKernel::Vec4,
+        GemmKernel::Mrt4,
+        GemmKernel::Mrt8,
+        GemmKernel::Strip1,
+        GemmKernel::Strip4,
+        GemmKernel::Strip8,
+    ];
+
+    /// The name of the kernel as the tuning cache and the benchmarks spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GemmKernel::Auto => "Auto",
+            GemmKernel::Generic => "Generic",
+            GemmKernel::Vec4 => "Vec4",
+            GemmKernel::Mrt4 => "Mrt4",
+            GemmKernel::Mrt8 => "Mrt8",
+            GemmKernel::Strip1 => "Strip1",
+            GemmKernel::Strip4 => "Strip4",
+            GemmKernel::Strip8 => "Strip8",
+        }
+    }
+
+    /// The kernel of a [`GemmKernel::name`], if there is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        std::iter::once(GemmKernel::Auto)
+            .chain(GemmKernel::ALL)
+            .find(|k| k.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The multiply pass and the merge pass (if any) of the kernel.
+    pub(crate) fn kernels(self) -> (&'static Kernel, Option<&'static Kernel>) {
+        match self {
+            GemmKernel::Auto | GemmKernel::Generic => (&GEMM_GENERIC, None),
+            GemmKernel::Vec4 => (&GEMM_VEC4, Some(&GEMM_MERGE)),
+            GemmKernel::Mrt4 => (&GEMM_MRT4, Some(&GEMM_MERGE_MRT4)),
+            GemmKernel::Mrt8 => (&GEMM_MRT8, Some(&GEMM_MERGE_MRT8)),
+            GemmKernel::Strip1 => (&GEMM_STRIP1, Some(&GEMM_MERGE_STRIP)),
+            GemmKernel::Strip4 => (&GEMM_STRIP4, Some(&GEMM_MERGE_STRIP)),
+            GemmKernel::Strip8 => (&GEMM_STRIP8, Some(&GEMM_MERGE_STRIP)),
+        }
+    }
+
+    /// Whether the kernel can run on `info`'s device for shape `s` (draw buffers, uniform
+    /// blocks, and the sizes of its scratch textures).
+    pub(crate) fn runs(self, info: &DeviceInfo, s: &GemmShape) -> bool {
+        let max = info.max_texture_size as usize;
+        self.kernels().0.runs_on(info)
+            && match self {
+                GemmKernel::Auto | GemmKernel::Generic => true,
+                GemmKernel::Vec4 | GemmKernel::Mrt4 | GemmKernel::Mrt8 => vec4_fits(s, max as u32),
+                GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
+                    let g = self.kernels().0.uniform_blocks as usize;
+                    let align = info.uniform_buffer_offset_alignment.max(1) as usize;
+                    let p = StripPlan::new(s, g, align);
+                    2 * STRIP_KC <= max
+                        && p.blocks() <= max
+                        && p.buffer_bytes() <= i32::MAX as usize
+                        && STRIP_BLOCK_BYTES.is_multiple_of(align)
+                        && 2 * p.quads <= max
+                        && 2 * s.k.next_multiple_of(4) <= max
+                        && p.band_width <= max
+                        && p.target_height() <= max
+                }
+            }
+    }
+}
+
+/// Kernels the tuner times for a shape: every packed kernel that runs, except Vec4 where
+/// Mrt4 runs (the same passes with 4x the outputs per fragment; Mrt4 measured 2-2.5x faster
+/// on both devices), and the generic one only for small products (where one pass can beat
+/// three).
+pub(crate) fn candidates(info: &DeviceInfo, s: &GemmShape) -> Vec<GemmKernel> {
+    let small = s.m * s.n * s.k <= 1 << 21;
+    let mrt4 = GemmKernel::Mrt4.runs(info, s);
+    GemmKernel::ALL
+        .into_iter()
+        .filter(|k| small || *k != GemmKernel::Generic)
+        .filter(|k| !(mrt4 && *k == GemmKernel::Vec4))
+        .filter(|k| k.runs(info, s))
+        .collect()
+}
+
+/// The kernel `Auto` uses without a tuning choice: the first that runs of an order fixed by
+/// measurement (BENCHMARKS.md, `examples/tune.rs`). On the H100 the strip kernel is 2x the
+/// others; on llvmpipe, whose uniform-block reads inside a loop are per-lane gathers, the
+/// 4 x 8 register tile is a little ahead.
+pub(crate) fn default_kernel(info: &DeviceInfo, s: &GemmShape) -> GemmKernel {
+    const HARDWARE: [GemmKernel; 5] = [
+        GemmKernel::Strip4,
+        GemmKernel::Mrt4,
+        GemmKernel::Mrt8,
+        GemmKernel::Vec4,
+        GemmKernel::Generic,
+    ];
+    const SOFTWARE: [GemmKernel; 5] = [
+        GemmKernel::Mrt8,
+        GemmKernel::Strip4,
+        GemmKernel::Mrt4,
+        GemmKernel::Vec4,
+        GemmKernel::Generic,
+    ];
+    if info.software { SOFTWARE } else { HARDWARE }
+        .into_iter()
+        .find(|k| k.runs(info, s))
+        .unwrap_or(GemmKernel::Generic)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defines_match_the_plan_constants() {
+        use crate::blas::level3::gemm::plan::STRIP_BAND;
+        for k in [
+            &GEMM_STRIP1,
+            &GEMM_STRIP4,
+            &GEMM_STRIP8,
+            &GEMM_PACK_STRIP,
+            &GEMM_MERGE_STRIP,
+        ] {
+            assert!(
+                k.defines.contains(&format!("#define KC {STRIP_KC}")),
+                "{}",
+                k.name
+            );
+            assert!(
+                k.defines.contains(&format!("#define BAND {STRIP_BAND}")),
+                "{}",
+                k.name
+            );
+        }
+        for (k, g) in [
+            (GemmKernel::Strip1, 1),
+            (GemmKernel::Strip4, 4),
+            (GemmKernel::Strip8, 8),
+        ] {
+            let mul = k.kernels().0;
+            assert_eq!(mul.uniform_blocks, g);
+            assert!(mul.defines.contains(&format!("#define GROUP {g}")));
+        }
+    }
+}

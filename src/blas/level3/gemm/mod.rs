@@ -1,0 +1,176 @@
+//! sgemm: C := alpha*op(A)*op(B) + beta*C. This file is the entry (argument checks, quick
+//! returns, the kernel choice); `shape` holds the argument rules, `plan` the sizes of the
+//! packed paths, `kernel` the kernels and which can run, `passes` the GPU passes, `tune`
+//! the per-class choice. Kernels are in `glsl/level3/gemm_*`.
+
+pub(crate) mod kernel;
+pub(crate) mod passes;
+pub(crate) mod plan;
+pub(crate) mod shape;
+pub(crate) mod tune;
+
+use crate::blas::level3::gemm::kernel::{candidates, default_kernel, GemmKernel};
+use crate::blas::level3::gemm::passes::{generic_pass, multiply, GemmCall};
+use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
+use crate::blas::level3::gemm::tune::{remembered, should_time};
+use crate::blas::types::{Layout, Transpose};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::error::{Error, Result};
+
+impl Context {
+    /// The kernel for `GemmKernel::Auto`: the tuner's choice for the shape's class (timing
+    /// the candidates on these operands first if the mode asks for it), else the default.
+    fn auto_kernel(&self, s: &GemmShape, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<GemmKernel> {
+        let info = self.info();
+        if let Some(k) = remembered(self, s) {
+            return Ok(k);
+        }
+        if should_time(self, s) && candidates(info, s).len() > 1 {
+            let mut scratch = c.try_clone()?;
+            return Ok(self.tune_shape(s, a, b, &mut scratch)?.chosen);
+        }
+        Ok(default_kernel(info, s))
+    }
+
+    /// `C := alpha * op(A) * op(B) + beta * C` (CBLAS `sgemm` on device buffers), with the
+    /// kernel chosen automatically. See [`Context::sgemm_with`].
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Transpose::NoTrans};
+    /// let ctx = Context::new()?;
+    /// let a = ctx.upload(&[1.0, 2.0, 3.0, 4.0])?; // 2x2, column-major
+    /// let b = ctx.upload(&[1.0, 0.0, 0.0, 1.0])?; // identity
+    /// let mut c = ctx.zeros(4)?;
+    /// ctx.sgemm(Layout::ColMajor, NoTrans, NoTrans, 2, 2, 2, 1.0, &a, 2, &b, 2, 0.0, &mut c, 2)?;
+    /// assert_eq!(c.to_vec()?, vec![1.0, 2.0, 3.0, 4.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm(
+        &self,
+        layout: Layout,
+        transa: Transpose,
+        transb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        b: &Buffer,
+        ldb: i32,
+        beta: f32,
+        c: &mut Buffer,
+        ldc: i32,
+    ) -> Result<()> {
+        self.sgemm_with(
+            GemmKernel::Auto,
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        )
+    }
+
+    /// [`Context::sgemm`] with a chosen kernel.
+    ///
+    /// Semantics follow reference BLAS: arguments are checked first (each leading dimension
+    /// on its own; errors name the parameter and its CBLAS position); `m == 0` or `n == 0`
+    /// returns at once; `k == 0` or `alpha == 0` gives `C := beta*C` without reading A or B;
+    /// `beta == 0` means C is not read (a NaN in C does not reach the result); elements of
+    /// the buffer outside the `m x n` window (when `ldc > m`) are never written.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm_with(
+        &self,
+        kernel: GemmKernel,
+        layout: Layout,
+        transa: Transpose,
+        transb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        b: &Buffer,
+        ldb: i32,
+        beta: f32,
+        c: &mut Buffer,
+        ldc: i32,
+    ) -> Result<()> {
+        const R: &str = "sgemm";
+        a.check_owner(self, "a")?;
+        b.check_owner(self, "b")?;
+        c.check_owner(self, "c")?;
+        let s = gemm_shape(layout, transa, transb, m, n, k, lda, ldb, ldc)?;
+        // In column-major form A and B are the user's B and A for a row-major call.
+        let (ca, cb, a_name, b_name) = if s.swapped {
+            (b, a, "b", "a")
+        } else {
+            (a, b, "a", "b")
+        };
+        for (buf, name, needed) in [
+            (ca, a_name, s.a_span()),
+            (cb, b_name, s.b_span()),
+            (&*c, "c", s.c_span()),
+        ] {
+            if needed > buf.len() {
+                return Err(Error::TooShort {
+                    routine: R,
+                    param: name,
+                    needed,
+                    len: buf.len(),
+                });
+            }
+        }
+        if s.m == 0 || s.n == 0 || ((alpha == 0.0 || s.k == 0) && beta == 1.0) {
+            return Ok(());
+        }
+        let inner = &self.inner;
+        let call = GemmCall {
+            s: &s,
+            alpha,
+            a: ca,
+            b: cb,
+            beta,
+            c,
+        };
+        let out = if alpha == 0.0 || s.k == 0 {
+            generic_pass(inner, &call, 0)?
+        } else {
+            let info = self.info();
+            let kernel = match kernel {
+                GemmKernel::Auto => self.auto_kernel(&s, ca, cb, c)?,
+                k if k.runs(info, &s) => k,
+                k => {
+                    return Err(Error::Unsupported(format!(
+                        "sgemm: kernel {k:?} cannot run m={}, n={}, k={} on this device \
+                         ({} draw buffers, max texture {}, uniform blocks of {} bytes); use \
+                         GemmKernel::Auto or Generic",
+                        s.m,
+                        s.n,
+                        s.k,
+                        info.max_draw_buffers,
+                        info.max_texture_size,
+                        info.max_uniform_block_size
+                    )))
+                }
+            };
+            multiply(inner, kernel, &call)?
+        };
+        let old = c.replace_surface(out);
+        inner.give_surface(old);
+        inner.enter()?.check(R)
+    }
+}

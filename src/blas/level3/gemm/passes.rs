@@ -1,0 +1,327 @@
+//! sgemm's passes on the GPU: the generic kernel, the packing (reorder) passes, the
+//! multiply passes of each kernel and their merges into C. [`multiply`] runs a chosen
+//! kernel; nothing here chooses.
+
+use crate::blas::level3::gemm::kernel::{GemmKernel, GEMM_GENERIC, GEMM_PACK, GEMM_PACK_STRIP};
+use crate::blas::level3::gemm::plan::{StripPlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC};
+use crate::blas::level3::gemm::shape::GemmShape;
+use crate::blas::passes::in_spans;
+use crate::device::buffer::Buffer;
+use crate::device::context::Inner;
+use crate::error::Result;
+use crate::gl::{Gl, Program, Surface};
+
+/// One sgemm call in column-major form after the argument checks: what the passes read.
+#[derive(Clone, Copy)]
+pub(crate) struct GemmCall<'a> {
+    pub s: &'a GemmShape,
+    pub alpha: f32,
+    pub a: &'a Buffer,
+    pub b: &'a Buffer,
+    pub beta: f32,
+    pub c: &'a Buffer,
+}
+
+/// Sets the uniforms every pass that writes C shares: C's window and the BLAS scalars.
+fn set_update_uniforms(gl: &Gl, p: &Program, s: &GemmShape, alpha: f32, beta: f32) {
+    gl.set_i32(p, "ldc", s.ldc as i32);
+    gl.set_i32(p, "m", s.m as i32);
+    gl.set_i32(p, "n", s.n as i32);
+    gl.set_f32(p, "alpha", alpha);
+    gl.set_f32(p, "beta", beta);
+}
+
+/// Generic kernel over C's texture; `k = 0` skips A and B. k is covered in passes of
+/// [`GENERIC_SPAN`]: the first computes alpha*part + beta*C, each further one
+/// alpha*part + (the previous result).
+pub(crate) fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
+    let prog = inner.program(&GEMM_GENERIC)?;
+    let cl = c.layout();
+    in_spans(inner, k, (cl.width, cl.height), |gl, prev, k0, k1, out| {
+        gl.use_program(&prog);
+        a.bind(gl, &prog, 0, "a", "a_width");
+        b.bind(gl, &prog, 1, "b", "b_width");
+        match prev {
+            None => c.bind(gl, &prog, 2, "c", "c_width"),
+            Some(p) => {
+                gl.set_texture(&prog, "c", 2, p);
+                gl.set_i32(&prog, "c_width", cl.width as i32);
+            }
+        }
+        gl.set_i32(&prog, "lda", s.a.ld as i32);
+        gl.set_i32(&prog, "a_trans", s.a.trans as i32);
+        gl.set_i32(&prog, "ldb", s.b.ld as i32);
+        gl.set_i32(&prog, "b_trans", s.b.trans as i32);
+        gl.set_i32(&prog, "k0", k0 as i32);
+        gl.set_i32(&prog, "k", k1 as i32);
+        let beta = if prev.is_some() { 1.0 } else { beta };
+        set_update_uniforms(gl, &prog, s, alpha, beta);
+        gl.draw(&[out], cl.width, cl.height);
+    })
+}
+
+/// Reorder pass: packs op(M) (rows x cols, stored with `ld`, transposed if `trans`) into a
+/// `ceil(rows/4)` x `height` texture, zero-padded.
+#[allow(clippy::too_many_arguments)]
+fn pack(
+    inner: &Inner,
+    src: &Buffer,
+    ld: usize,
+    trans: bool,
+    rows: usize,
+    cols: usize,
+    height: usize,
+    quads: bool,
+) -> Result<Surface> {
+    let prog = inner.program(&GEMM_PACK)?;
+    let (w, h) = if quads {
+        (2 * rows.div_ceil(16).max(1), 2 * height.max(1))
+    } else {
+        (rows.div_ceil(4).max(1), height.max(1))
+    };
+    let (w, h) = (w as u32, h as u32);
+    let out = inner.take_surface(w, h)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    src.bind(gl, &prog, 0, "src", "src_width");
+    gl.set_i32(&prog, "ld", ld as i32);
+    gl.set_i32(&prog, "trans", trans as i32);
+    gl.set_i32(&prog, "rows", rows as i32);
+    gl.set_i32(&prog, "cols", cols as i32);
+    gl.set_i32(&prog, "quads", quads as i32);
+    gl.draw(&[&out], w, h);
+    Ok(out)
+}
+
+/// Vectorised path: pack op(A) and op(B), multiply, merge into a new C texture.
+fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
+    let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
+    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
+    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
+    let prod = inner.take_surface(mb as u32, s.n as u32)?;
+    let (mul, merge) = GemmKernel::Vec4.kernels();
+    let prog = inner.program(mul)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "ap", 0, &ap);
+    gl.set_texture(&prog, "bp", 1, &bp);
+    gl.set_i32(&prog, "k4", kb as i32);
+    gl.draw(&[&prod], mb as u32, s.n as u32);
+    inner.give_surface(ap);
+    inner.give_surface(bp);
+
+    let prog = inner.program(merge.expect("Vec4 has a merge pass"))?;
+    let cl = c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "prod", 0, &prod);
+    c.bind(gl, &prog, 1, "c", "c_width");
+    set_update_uniforms(gl, &prog, s, alpha, beta);
+    gl.draw(&[&out], cl.width, cl.height);
+    inner.give_surface(prod);
+    Ok(out)
+}
+
+/// Register-tiled path (`kernel` Mrt4 or Mrt8): pack op(A) and op(B), multiply into `cols`
+/// targets, merge into C.
+fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
+    let (mul, merge) = kernel.kernels();
+    let merge = merge.expect("the register-tiled kernels have a merge pass");
+    let cols = mul.draw_buffers as usize;
+    let (mb, kb, nb) = (s.m.div_ceil(4), s.k.div_ceil(4), s.n.div_ceil(cols));
+    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
+    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
+    let mut prods = Vec::with_capacity(cols);
+    for _ in 0..cols {
+        prods.push(inner.take_surface(mb as u32, nb as u32)?);
+    }
+    let prog = inner.program(mul)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "ap", 0, &ap);
+    gl.set_texture(&prog, "bp", 1, &bp);
+    gl.set_i32(&prog, "k4", kb as i32);
+    gl.set_i32(&prog, "n", s.n as i32);
+    let targets: Vec<&Surface> = prods.iter().collect();
+    gl.draw(&targets, mb as u32, nb as u32);
+    inner.give_surface(ap);
+    inner.give_surface(bp);
+
+    const NAMES: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+    let prog = inner.program(merge)?;
+    let cl = c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    gl.use_program(&prog);
+    for (i, p) in prods.iter().enumerate() {
+        gl.set_texture(&prog, NAMES[i], i as u32, p);
+    }
+    c.bind(gl, &prog, cols as u32, "c", "c_width");
+    set_update_uniforms(gl, &prog, s, alpha, beta);
+    gl.draw(&[&out], cl.width, cl.height);
+    for p in prods {
+        inner.give_surface(p);
+    }
+    Ok(out)
+}
+
+/// Strip path: pack op(A) into uniform blocks and op(B) into rows of 4 columns, multiply
+/// strip by strip (chunks of k after the first add by blending), merge into C.
+fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+    let GemmCall {
+        s,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+    } = *call;
+    let (mul, merge) = kernel.kernels();
+    let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
+    let plan = StripPlan::new(s, mul.uniform_blocks as usize, align);
+
+    // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
+    let prog = inner.program(&GEMM_PACK_STRIP)?;
+    let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
+    let ap = inner.take_surface(w, h)?;
+    let blocks = inner.take_block_buffer(plan.buffer_bytes())?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    a.bind(gl, &prog, 0, "src", "src_width");
+    gl.set_i32(&prog, "ld", s.a.ld as i32);
+    gl.set_i32(&prog, "trans", s.a.trans as i32);
+    gl.set_i32(&prog, "rows", s.m as i32);
+    gl.set_i32(&prog, "cols", s.k as i32);
+    gl.set_i32(&prog, "chunks", plan.chunks as i32);
+    gl.draw(&[&ap], w, h);
+    gl.copy_to_block_buffer(&ap, &blocks);
+    inner.give_surface(ap);
+
+    // op(B) transposed into texels of 4 columns: texel (j, l) = op(B)(l, 4j..4j+3), with
+    // zero rows up to a multiple of 4 (the kernel steps k by 4).
+    let bt = pack(
+        inner,
+        b,
+        s.b.ld,
+        !s.b.trans,
+        s.n,
+        s.k,
+        s.k.next_multiple_of(4),
+        true,
+    )?;
+
+    let mut prods = Vec::with_capacity(8);
+    for _ in 0..8 {
+        prods.push(inner.take_surface(plan.band_width as u32, plan.target_height() as u32)?);
+    }
+    let prog = inner.program(mul)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    gl.set_texture(&prog, "bt", 0, &bt);
+    gl.set_i32(&prog, "quads", plan.quads as i32);
+    gl.set_i32(&prog, "band_width", plan.band_width as i32);
+    const BLOCKS: [&str; 8] = [
+        "AStrip[0]",
+        "AStrip[1]",
+        "AStrip[2]",
+        "AStrip[3]",
+        "AStrip[4]",
+        "AStrip[5]",
+        "AStrip[6]",
+        "AStrip[7]",
+    ];
+    for (i, name) in BLOCKS.iter().enumerate().take(plan.group) {
+        gl.set_block_binding(&prog, name, i as u32);
+    }
+    let band_rows = (plan.group * STRIP_BAND) as u32;
+    let rects: Vec<_> = (0..plan.chunks * plan.groups())
+        .map(|d| {
+            (
+                0,
+                (d % plan.groups()) as u32 * band_rows,
+                plan.band_width as u32,
+                band_rows,
+            )
+        })
+        .collect();
+    let targets: Vec<&Surface> = prods.iter().collect();
+    gl.draw_rects(&targets, &rects, |d| {
+        let (chunk, group) = (d / plan.groups(), d % plan.groups());
+        if group == 0 {
+            let k0 = chunk * STRIP_KC;
+            gl.set_i32(&prog, "k0", k0 as i32);
+            gl.set_i32(
+                &prog,
+                "kc",
+                (s.k - k0).min(STRIP_KC).next_multiple_of(4) as i32,
+            );
+            gl.set_additive_blend(chunk > 0);
+        }
+        for i in 0..plan.group {
+            // Bands past the last strip read the last strip's block; the merge ignores them.
+            let strip = (group * plan.group + i).min(plan.strips - 1);
+            gl.bind_block_range(
+                i as u32,
+                &blocks,
+                plan.block_offset(strip, chunk),
+                STRIP_BLOCK_BYTES,
+            );
+        }
+    });
+    gl.set_additive_blend(false);
+    inner.give_surface(bt);
+    inner.give_block_buffer(blocks);
+
+    let prog = inner.program(merge.expect("the strip kernels have a merge pass"))?;
+    let cl = c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    gl.use_program(&prog);
+    const NAMES: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+    for (i, p) in prods.iter().enumerate() {
+        gl.set_texture(&prog, NAMES[i], i as u32, p);
+    }
+    c.bind(gl, &prog, 8, "c", "c_width");
+    gl.set_i32(&prog, "band_width", plan.band_width as i32);
+    set_update_uniforms(gl, &prog, s, alpha, beta);
+    gl.draw(&[&out], cl.width, cl.height);
+    for p in prods {
+        inner.give_surface(p);
+    }
+    Ok(out)
+}
+
+/// `alpha*op(A)*op(B) + beta*C` of `call` with `kernel` (one that runs the shape), as a new
+/// texture shaped like C's (elements outside the m x n window copied from C).
+pub(crate) fn multiply(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+    match kernel {
+        GemmKernel::Generic | GemmKernel::Auto => generic_pass(inner, call, call.s.k),
+        GemmKernel::Vec4 => vec4_passes(inner, call),
+        GemmKernel::Mrt4 | GemmKernel::Mrt8 => mrt_passes(inner, kernel, call),
+        GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
+            strip_passes(inner, kernel, call)
+        }
+    }
+}

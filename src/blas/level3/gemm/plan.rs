@@ -1,0 +1,128 @@
+//! The sizes of the packed sgemm paths: pure arithmetic on a [`GemmShape`], no GL.
+
+use crate::blas::level3::gemm::shape::GemmShape;
+
+/// k values per uniform block of the strip kernels (`KC` in their defines).
+pub(crate) const STRIP_KC: usize = 2048;
+
+/// Rows of the targets each strip of the strip kernels occupies (`BAND` in their defines).
+pub(crate) const STRIP_BAND: usize = 8;
+
+/// Bytes of one uniform block of the strip kernels: 8 rows x KC values of A.
+pub(crate) const STRIP_BLOCK_BYTES: usize = 8 * STRIP_KC * 4;
+
+/// The sizes of a strip-kernel sgemm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StripPlan {
+    /// Strips of 8 rows of C.
+    pub strips: usize,
+    /// Chunks of STRIP_KC values of k.
+    pub chunks: usize,
+    /// 2x2 blocks of op(B)'s texels of 4 columns per value of k: ceil(ceil(n / 4) / 4), one
+    /// per quad of fragments.
+    pub quads: usize,
+    /// Width of a strip's band in the targets: even, with STRIP_BAND / 2 rows of quads
+    /// enough for `quads` quads.
+    pub band_width: usize,
+    /// Strips per draw.
+    pub group: usize,
+    /// Bytes from one packed block of A to the next: the k values a block holds (all
+    /// STRIP_KC when k spans several chunks, else k rounded up to 4) at 32 bytes each,
+    /// rounded up to the uniform-buffer offset alignment, at most STRIP_BLOCK_BYTES. A
+    /// shorter k packs and copies only what the kernel reads.
+    pub block_bytes: usize,
+}
+
+impl StripPlan {
+    /// The plan for shape `s`, `group` strips per draw, on a device whose uniform-buffer
+    /// offsets are multiples of `align` bytes.
+    pub(crate) fn new(s: &GemmShape, group: usize, align: usize) -> Self {
+        let quads = s.n.div_ceil(4).max(1).div_ceil(4);
+        let chunks = s.k.div_ceil(STRIP_KC).max(1);
+        let used = if chunks > 1 {
+            STRIP_KC
+        } else {
+            s.k.max(1).next_multiple_of(4)
+        };
+        StripPlan {
+            strips: s.m.div_ceil(8).max(1),
+            chunks,
+            quads,
+            band_width: 2 * quads.div_ceil(STRIP_BAND / 2),
+            group,
+            block_bytes: (32 * used)
+                .next_multiple_of(align.max(16))
+                .min(STRIP_BLOCK_BYTES),
+        }
+    }
+
+    /// Texels per row of the packed texture of A: one row is one block.
+    pub(crate) fn block_texels(&self) -> usize {
+        self.block_bytes / 16
+    }
+
+    /// Bytes of the buffer of packed A: every block, and room after the last for a whole
+    /// STRIP_BLOCK_BYTES binding (the kernels declare blocks of that size).
+    pub(crate) fn buffer_bytes(&self) -> usize {
+        self.blocks() * self.block_bytes + (STRIP_BLOCK_BYTES - self.block_bytes)
+    }
+
+    /// Uniform blocks of packed A: one per strip and chunk.
+    pub(crate) fn blocks(&self) -> usize {
+        self.strips * self.chunks
+    }
+
+    /// Draws per chunk.
+    pub(crate) fn groups(&self) -> usize {
+        self.strips.div_ceil(self.group)
+    }
+
+    /// Rows of each target: every group's bands, the last group padded.
+    pub(crate) fn target_height(&self) -> usize {
+        self.groups() * self.group * STRIP_BAND
+    }
+
+    /// Byte offset of the uniform block of strip `strip` and chunk `chunk`.
+    pub(crate) fn block_offset(&self, strip: usize, chunk: usize) -> usize {
+        (strip * self.chunks + chunk) * self.block_bytes
+    }
+}
+
+/// Whether the packed textures of the vectorised path fit a device with textures of at most
+/// `max` texels on a side.
+pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
+    let max = max as usize;
+    let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
+    mb <= max && 4 * kb <= max && s.n <= max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_blocks_hold_the_k_values_the_kernel_reads_at_aligned_offsets() {
+        for (k, align, want) in [
+            (1024, 256, 32 * 1024),
+            (1024, 16, 32 * 1024),
+            (5, 256, 256),
+            (5, 16, 256),
+            (1, 1, 128),
+            (1001, 256, 32 * 1008),
+            (STRIP_KC, 256, STRIP_BLOCK_BYTES),
+            (STRIP_KC + 1, 256, STRIP_BLOCK_BYTES),
+            (3 * STRIP_KC, 16, STRIP_BLOCK_BYTES),
+        ] {
+            let p = StripPlan::new(&GemmShape::plain(100, 37, k), 4, align);
+            assert_eq!(p.block_bytes, want, "k={k} align={align}");
+            assert!(p.block_bytes.is_multiple_of(align) && p.block_bytes.is_multiple_of(16));
+            // Every k value of a chunk fits its block: 32 bytes per value.
+            let per_chunk = k.min(STRIP_KC).next_multiple_of(4);
+            assert!(32 * per_chunk <= p.block_bytes, "k={k}");
+            assert_eq!(p.block_offset(1, 0), p.chunks * p.block_bytes);
+            // A whole declared block binds at the last offset.
+            let last = p.block_offset(p.strips - 1, p.chunks - 1);
+            assert_eq!(last + STRIP_BLOCK_BYTES, p.buffer_bytes(), "k={k}");
+        }
+    }
+}

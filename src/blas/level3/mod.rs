@@ -1,0 +1,7 @@
+//! Level 3: matrix-matrix routines. Each family is a folder or file here; `gemm` is the
+//! machinery the others build on. Kernels are in `glsl/level3/`.
+
+pub(crate) mod gemm;
+
+/// The kernels of every family of this level (for `Context::warm_up`).
+pub(crate) const KERNELS: &[&[&crate::device::kernel::Kernel]] = &[&gemm::kernel::KERNELS];

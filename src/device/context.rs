@@ -1,0 +1,378 @@
+//! The headless GL context: device choice, options, the program cache, and the objects it
+//! keeps for reuse. Every routine runs in one; buffers hold it alive.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use crate::device::kernel::Kernel;
+use crate::device::pool::Resources;
+use crate::device::tune::{Tuner, Tuning, TUNE_ENV};
+use crate::error::{Error, Result};
+use crate::gl::egl::{self, EglContext};
+use crate::gl::{Gl, GlBuffer, Program, Surface};
+use crate::layout::TexLayout;
+
+pub use crate::device::info::DeviceInfo;
+pub use crate::gl::egl::{list_devices, DeviceDesc, GlApi};
+
+/// Environment variable that picks an EGL device by index (see [`list_devices`]).
+pub const DEVICE_ENV: &str = "FRAGBLAS_DEVICE";
+
+/// Environment variable that picks the API when [`ContextOptions::api`] is `Auto`:
+/// `gl` (desktop GL 3.3 core) or `gles` (OpenGL ES 3.0).
+pub const API_ENV: &str = "FRAGBLAS_API";
+
+/// Default texels per row of a buffer texture (clamped to the device's max texture size).
+pub const DEFAULT_WIDTH_CAP: u32 = 8192;
+
+/// Default number of texels each reduction fragment folds together per pass.
+pub const DEFAULT_REDUCE_FAN_IN: u32 = 16;
+
+/// How to create a [`Context`].
+#[derive(Debug, Clone, Default)]
+pub struct ContextOptions {
+    /// EGL device index; `None` reads [`DEVICE_ENV`], and without it takes the first hardware
+    /// device that works, else the software one.
+    pub device: Option<usize>,
+    /// Texels per row of buffer textures; `None` is [`DEFAULT_WIDTH_CAP`]. Clamped to the
+    /// device's max texture size.
+    pub width_cap: Option<u32>,
+    /// Desktop GL or GLES; `Auto` reads [`API_ENV`], and without it prefers desktop GL.
+    pub api: GlApi,
+    /// How much sgemm auto-tuning to do; `None` reads [`crate::tune::TUNE_ENV`], and without
+    /// it is [`Tuning::Auto`].
+    pub tuning: Option<Tuning>,
+    /// Directory of the tuning cache; `None` reads [`crate::tune::TUNE_CACHE_ENV`], else the
+    /// user's cache directory (`$XDG_CACHE_HOME/fragblas` or `~/.cache/fragblas`).
+    pub tune_cache_dir: Option<PathBuf>,
+    /// Whether sscal, scopy, sswap and saxpy on unit-stride vectors update them in place
+    /// through image stores, several texels per fragment, instead of rendering a new
+    /// texture one texel per fragment. `None` does so on hardware devices that can
+    /// ([`DeviceInfo::image_stores`]); `Some(true)` wherever the device can, software
+    /// included; `Some(false)` never. Results are the same either way.
+    pub image_stores: Option<bool>,
+}
+
+/// A headless GL context on one device. Everything the crate computes runs in one.
+///
+/// A context is bound to the thread that created it (it is neither `Send` nor `Sync`), and
+/// buffers belong to the context that made them. Several contexts may live in one process
+/// and one thread; each operation makes its own context current.
+///
+/// ```
+/// let ctx = fragblas::Context::new()?;
+/// println!("{} ({})", ctx.info().renderer, ctx.info().version);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) inner: Rc<Inner>,
+}
+
+/// The shared state of a context; buffers hold an `Rc` to it so it outlives them.
+pub(crate) struct Inner {
+    id: usize,
+    egl: EglContext,
+    gl: Gl,
+    pub(crate) info: DeviceInfo,
+    width_cap: u32,
+    reduce_fan_in: Cell<u32>,
+    /// Whether the level-1 update routines write in place through image stores.
+    pub(crate) in_place_level1: bool,
+    programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
+    kept: Resources,
+    /// Tuning choices of every tunable routine.
+    pub(crate) tuner: Tuner,
+}
+
+thread_local! {
+    /// Id of the context current on this thread (0: none of ours).
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+}
+
+static NEXT_ID: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+
+/// The device index from the options or [`DEVICE_ENV`].
+fn device_choice(options: &ContextOptions) -> Result<Option<usize>> {
+    if let Some(i) = options.device {
+        return Ok(Some(i));
+    }
+    match std::env::var(DEVICE_ENV) {
+        Ok(v) if !v.trim().is_empty() => v.trim().parse::<usize>().map(Some).map_err(|_| {
+            Error::NoDevice(format!(
+                "{DEVICE_ENV}={v:?} is not a device index (a non-negative integer)"
+            ))
+        }),
+        _ => Ok(None),
+    }
+}
+
+/// The API from the options or [`API_ENV`].
+fn api_choice(options: &ContextOptions) -> Result<GlApi> {
+    match options.api {
+        GlApi::Auto => match std::env::var(API_ENV).as_deref().map(str::trim) {
+            Ok("gl") => Ok(GlApi::DesktopGl),
+            Ok("gles") => Ok(GlApi::Gles),
+            Ok("") | Ok("auto") | Err(_) => Ok(GlApi::Auto),
+            Ok(other) => Err(Error::Context(format!(
+                "{API_ENV}={other:?}: expected gl, gles or auto"
+            ))),
+        },
+        other => Ok(other),
+    }
+}
+
+/// The tuning mode from the options or [`TUNE_ENV`], and whether to clear the cache first.
+fn tuning_choice(options: &ContextOptions) -> Result<(Tuning, bool)> {
+    match options.tuning {
+        Some(t) => Ok((t, false)),
+        None => match std::env::var(TUNE_ENV) {
+            Ok(v) => Tuning::parse(&v).ok_or_else(|| {
+                Error::Context(format!(
+                    "{TUNE_ENV}={v:?}: expected off, cached, auto, force or clear"
+                ))
+            }),
+            Err(_) => Ok((Tuning::Auto, false)),
+        },
+    }
+}
+
+impl Context {
+    /// Creates a context with default options; `FRAGBLAS_DEVICE` picks the device if set.
+    pub fn new() -> Result<Self> {
+        Self::with_options(ContextOptions::default())
+    }
+
+    /// Creates a context with the given options.
+    pub fn with_options(options: ContextOptions) -> Result<Self> {
+        let device = device_choice(&options)?;
+        let api = api_choice(&options)?;
+        let (tuning, clear_cache) = tuning_choice(&options)?;
+        // Creating a context makes it current (or may leave none current on failure), so
+        // whichever of ours was current is not any more.
+        CURRENT.with(|c| c.set(0));
+        let (egl, fns, desc, api) = egl::create(device, api)?;
+        let gl = Gl::new(fns)?;
+        let info = DeviceInfo::new(gl.strings(), &desc, api)?;
+        let width_cap = options
+            .width_cap
+            .unwrap_or(DEFAULT_WIDTH_CAP)
+            .clamp(1, info.max_texture_size.max(1));
+        let cache_dir = options
+            .tune_cache_dir
+            .or_else(crate::device::tune::default_cache_dir);
+        let tuner = Tuner::new(&info, tuning, cache_dir);
+        if clear_cache {
+            tuner.clear()?;
+        }
+        let in_place_level1 = info.image_stores && options.image_stores.unwrap_or(!info.software);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        CURRENT.with(|c| c.set(id));
+        let inner = Inner {
+            id,
+            egl,
+            gl,
+            info,
+            width_cap,
+            reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
+            in_place_level1,
+            programs: RefCell::new(HashMap::new()),
+            kept: Resources::default(),
+            tuner,
+        };
+        inner.gl.check("context creation")?;
+        Ok(Context {
+            inner: Rc::new(inner),
+        })
+    }
+
+    /// The device behind this context.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.inner.info
+    }
+
+    /// Texels per row of this context's buffer textures.
+    pub fn width_cap(&self) -> u32 {
+        self.inner.width_cap
+    }
+
+    /// The largest buffer (in floats) this context can hold.
+    pub fn max_buffer_len(&self) -> usize {
+        crate::layout::max_floats(self.inner.width_cap, self.inner.info.max_texture_size)
+    }
+
+    /// Whether sscal, scopy, sswap and saxpy update unit-stride vectors in place through
+    /// image stores in this context (see [`ContextOptions::image_stores`]).
+    pub fn level1_in_place(&self) -> bool {
+        self.inner.in_place_level1
+    }
+
+    /// Texels each reduction fragment folds together per pass (2 is the blueprint's half
+    /// reduction).
+    pub fn reduce_fan_in(&self) -> u32 {
+        self.inner.reduce_fan_in.get()
+    }
+
+    /// Sets the reduction fan-in; values below 2 are an error.
+    pub fn set_reduce_fan_in(&self, fan_in: u32) -> Result<()> {
+        if !(2..=1024).contains(&fan_in) {
+            return Err(Error::Unsupported(format!(
+                "reduction fan-in {fan_in}: it must lie in 2..=1024"
+            )));
+        }
+        self.inner.reduce_fan_in.set(fan_in);
+        Ok(())
+    }
+
+    /// Blocks until the GPU has finished all work queued on this context.
+    pub fn finish(&self) -> Result<()> {
+        let gl = self.inner.enter()?;
+        gl.finish();
+        gl.check("finish")
+    }
+
+    /// Frees the scratch textures and readback buffers this context keeps for reuse.
+    pub fn trim(&self) -> Result<()> {
+        let gl = self.inner.enter()?;
+        self.inner.kept.clear(gl);
+        Ok(())
+    }
+
+    /// The tuning mode of this context.
+    pub fn tuning(&self) -> Tuning {
+        self.inner.tuner.mode()
+    }
+
+    /// Changes the tuning mode of this context.
+    pub fn set_tuning(&self, mode: Tuning) {
+        self.inner.tuner.set_mode(mode);
+    }
+
+    /// Forgets every tuning choice of this device and deletes its cache files.
+    pub fn clear_tuning_cache(&self) -> Result<()> {
+        self.inner.tuner.clear()
+    }
+}
+
+impl Inner {
+    /// Makes this context current on the calling thread (if it is not) and returns its GL.
+    pub(crate) fn enter(&self) -> Result<&Gl> {
+        if CURRENT.with(|c| c.get()) != self.id {
+            self.egl.make_current()?;
+            CURRENT.with(|c| c.set(self.id));
+        }
+        Ok(&self.gl)
+    }
+
+    pub(crate) fn is_software(&self) -> bool {
+        self.info.software
+    }
+
+    pub(crate) fn info_max_texture(&self) -> u32 {
+        self.info.max_texture_size
+    }
+
+    pub(crate) fn reduce_fan_in(&self) -> u32 {
+        self.reduce_fan_in.get()
+    }
+
+    /// Layout of a buffer of `len` floats in this context.
+    pub(crate) fn layout(&self, len: usize) -> Result<TexLayout> {
+        TexLayout::new(len, self.width_cap, self.info.max_texture_size)
+    }
+
+    /// The program of kernel `k`, compiled on first use.
+    pub(crate) fn program(&self, k: &Kernel) -> Result<Rc<Program>> {
+        if let Some(p) = self.programs.borrow().get(&k.key()) {
+            return Ok(p.clone());
+        }
+        let gl = self.enter()?;
+        let (vs, fs) = k.sources(self.info.api);
+        let p = Rc::new(gl.compile(k.name, &vs, &fs)?);
+        self.programs.borrow_mut().insert(k.key(), p.clone());
+        Ok(p)
+    }
+
+    /// A scratch surface of exactly `width` x `height`, from the pool or new.
+    pub(crate) fn take_surface(&self, width: u32, height: u32) -> Result<Surface> {
+        let gl = self.enter()?;
+        self.kept.take_surface(gl, width, height)
+    }
+
+    /// Returns a surface to the pool (or frees it when the pool is full).
+    pub(crate) fn give_surface(&self, s: Surface) {
+        // If the context cannot be made current the handle leaks with the context, which
+        // frees all its objects when it is destroyed.
+        if let Ok(gl) = self.enter() {
+            self.kept.give_surface(gl, s);
+        }
+    }
+
+    /// Frees a surface now.
+    pub(crate) fn free_surface(&self, s: Surface) {
+        if let Ok(gl) = self.enter() {
+            gl.delete_surface(s);
+        }
+    }
+
+    /// A pixel-pack buffer of at least `bytes` bytes: a kept one if it is large enough.
+    pub(crate) fn take_pack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        let gl = self.enter()?;
+        self.kept.take_pack_buffer(gl, bytes)
+    }
+
+    /// Keeps a pack buffer for reuse.
+    pub(crate) fn give_pack_buffer(&self, pb: GlBuffer) {
+        if let Ok(gl) = self.enter() {
+            self.kept.give_pack_buffer(gl, pb);
+        }
+    }
+
+    /// A uniform-block buffer of at least `bytes` bytes.
+    pub(crate) fn take_block_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        let gl = self.enter()?;
+        self.kept.take_block_buffer(gl, bytes)
+    }
+
+    /// Keeps a uniform-block buffer for the next use.
+    pub(crate) fn give_block_buffer(&self, b: GlBuffer) {
+        if let Ok(gl) = self.enter() {
+            self.kept.give_block_buffer(gl, b);
+        }
+    }
+
+    /// A pixel-unpack buffer of at least `bytes` bytes.
+    pub(crate) fn take_unpack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        let gl = self.enter()?;
+        self.kept.take_unpack_buffer(gl, bytes)
+    }
+
+    /// Keeps a pixel-unpack buffer for the next staged upload.
+    pub(crate) fn give_unpack_buffer(&self, b: GlBuffer) {
+        if let Ok(gl) = self.enter() {
+            self.kept.give_unpack_buffer(gl, b);
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if self.enter().is_ok() {
+            self.kept.clear(&self.gl);
+            for (_, p) in self.programs.get_mut().drain() {
+                if let Ok(p) = Rc::try_unwrap(p) {
+                    self.gl.delete_program(p);
+                }
+            }
+            self.gl.release();
+            self.gl.finish();
+        }
+        CURRENT.with(|c| {
+            if c.get() == self.id {
+                c.set(0)
+            }
+        });
+    }
+}

@@ -1,0 +1,83 @@
+//! What a device can do, read once when a context is created: the strings and limits GL
+//! reports, and the capabilities the kernels depend on, each a separate flag.
+
+use crate::error::{Error, Result};
+use crate::gl::egl::{DeviceDesc, GlApi};
+use crate::gl::GlStrings;
+
+/// Extension GLES 3.0 needs to render into RGBA32F textures.
+const COLOR_BUFFER_FLOAT: &str = "GL_EXT_color_buffer_float";
+
+/// What a user may want to know about the device behind a context.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    /// `GL_RENDERER`, e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`.
+    pub renderer: String,
+    /// `GL_VENDOR`.
+    pub vendor: String,
+    /// `GL_VERSION`.
+    pub version: String,
+    /// `GL_SHADING_LANGUAGE_VERSION`.
+    pub glsl_version: String,
+    /// `GL_MAX_TEXTURE_SIZE`.
+    pub max_texture_size: u32,
+    /// `GL_MAX_DRAW_BUFFERS`.
+    pub max_draw_buffers: u32,
+    /// `GL_MAX_UNIFORM_BLOCK_SIZE`, bytes.
+    pub max_uniform_block_size: u32,
+    /// `GL_MAX_FRAGMENT_UNIFORM_BLOCKS`.
+    pub max_fragment_uniform_blocks: u32,
+    /// `GL_UNIFORM_BUFFER_OFFSET_ALIGNMENT`, bytes.
+    pub uniform_buffer_offset_alignment: u32,
+    /// Whether fragment shaders can write textures through image stores (GL 4.3 or GLES 3.1
+    /// with two or more fragment image uniforms).
+    pub image_stores: bool,
+    /// Whether RGBA32F targets can blend (always on desktop GL; `EXT_float_blend` on GLES).
+    pub float_blend: bool,
+    /// Whether EGL marks the device as a software rasteriser.
+    pub software: bool,
+    /// Index of the device in [`crate::list_devices`].
+    pub device_index: usize,
+    /// GL extensions, sorted.
+    pub extensions: Vec<String>,
+    /// The API of the context: [`GlApi::DesktopGl`] or [`GlApi::Gles`].
+    pub api: GlApi,
+}
+
+impl DeviceInfo {
+    /// The info of a context of `api` on device `desc`, from the strings GL reported; an
+    /// error if the device cannot render into RGBA32F textures.
+    pub(crate) fn new(s: GlStrings, desc: &DeviceDesc, api: GlApi) -> Result<Self> {
+        let info = DeviceInfo {
+            renderer: s.renderer,
+            vendor: s.vendor,
+            version: s.version,
+            glsl_version: s.glsl_version,
+            max_texture_size: s.max_texture_size,
+            max_draw_buffers: s.max_draw_buffers,
+            max_uniform_block_size: s.max_uniform_block_size,
+            max_fragment_uniform_blocks: s.max_fragment_uniform_blocks,
+            uniform_buffer_offset_alignment: s.uniform_buffer_offset_alignment,
+            image_stores: s.image_stores,
+            float_blend: api != GlApi::Gles
+                || s.extensions.iter().any(|e| e == "GL_EXT_float_blend"),
+            software: desc.software,
+            device_index: desc.index,
+            extensions: s.extensions,
+            api,
+        };
+        if api == GlApi::Gles && !info.has_extension(COLOR_BUFFER_FLOAT) {
+            return Err(Error::Unsupported(format!(
+                "this GLES device ({}) lacks {COLOR_BUFFER_FLOAT}, so it cannot render into \
+                 RGBA32F textures; fragblas does not fall back to lower precision",
+                info.renderer
+            )));
+        }
+        Ok(info)
+    }
+
+    /// Whether the context lists GL extension `name`.
+    pub(crate) fn has_extension(&self, name: &str) -> bool {
+        self.extensions.iter().any(|e| e == name)
+    }
+}

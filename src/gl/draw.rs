@@ -1,0 +1,145 @@
+//! Draws: one full-screen triangle per rectangle into one or several render targets, the
+//! image-store draw that renders nothing, and the blending state the passes use.
+
+use glow::HasContext;
+
+use super::{Gl, Rect, Surface};
+
+impl Gl {
+    /// Turns additive blending (destination += fragment output) on or off for every target.
+    pub(crate) fn set_additive_blend(&self, on: bool) {
+        // SAFETY: plain state calls on the current context.
+        unsafe {
+            if on {
+                self.gl.blend_func(glow::ONE, glow::ONE);
+                self.gl.enable(glow::BLEND);
+            } else {
+                self.gl.disable(glow::BLEND);
+            }
+        }
+    }
+
+    /// Runs the current program over the `w` x `h` rectangle at the origin of `targets`
+    /// (one per `out` location), drawing one full-screen triangle.
+    pub(crate) fn draw(&self, targets: &[&Surface], w: u32, h: u32) {
+        self.draw_rects(targets, &[(0, 0, w, h)], |_| {});
+    }
+
+    /// Runs the current program once per rectangle of `targets` (one per `out` location),
+    /// calling `before(i)` ahead of draw `i` so that it can change uniforms or bindings.
+    /// The targets are attached once for all the draws.
+    pub(crate) fn draw_rects(
+        &self,
+        targets: &[&Surface],
+        rects: &[Rect],
+        mut before: impl FnMut(usize),
+    ) {
+        assert!(!targets.is_empty());
+        for t in targets {
+            for &(x, y, w, h) in rects {
+                assert!(
+                    x + w <= t.width && y + h <= t.height,
+                    "viewport outside the target"
+                );
+            }
+        }
+        // SAFETY: the first target's framebuffer is complete with attachment 0; further
+        // targets are attached to it as extra colour attachments for these draws only and
+        // detached afterwards; the VAO bound at creation stays bound.
+        unsafe {
+            let gl = &self.gl;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(targets[0].fbo));
+            if targets.len() > 1 {
+                let mut bufs = vec![glow::COLOR_ATTACHMENT0];
+                for (i, t) in targets.iter().enumerate().skip(1) {
+                    let att = glow::COLOR_ATTACHMENT0 + i as u32;
+                    gl.framebuffer_texture_2d(
+                        glow::DRAW_FRAMEBUFFER,
+                        att,
+                        glow::TEXTURE_2D,
+                        Some(t.tex),
+                        0,
+                    );
+                    bufs.push(att);
+                }
+                gl.draw_buffers(&bufs);
+            }
+            for (i, &(x, y, w, h)) in rects.iter().enumerate() {
+                before(i);
+                gl.viewport(x as i32, y as i32, w as i32, h as i32);
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            }
+            if targets.len() > 1 {
+                for i in 1..targets.len() {
+                    gl.framebuffer_texture_2d(
+                        glow::DRAW_FRAMEBUFFER,
+                        glow::COLOR_ATTACHMENT0 + i as u32,
+                        glow::TEXTURE_2D,
+                        None,
+                        0,
+                    );
+                }
+                gl.draw_buffers(&[glow::COLOR_ATTACHMENT0]);
+            }
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        }
+    }
+
+    /// Runs the current program once over a `w` x `h` grid of fragments that render nothing
+    /// and write `images` (bound to image units 0, 1, ... as write-only RGBA32F) through
+    /// image stores; then makes those writes visible to every later GL command.
+    ///
+    /// Only for devices whose [`GlStrings::image_stores`] is true.
+    pub(crate) fn draw_image_stores(&self, images: &[&Surface], w: u32, h: u32) {
+        let set = self
+            .framebuffer_parameteri
+            .expect("image-store kernels only run where glFramebufferParameteri exists");
+        // SAFETY: `image_fbo` belongs to this context and has no attachments; GL 4.3 / GLES
+        // 3.1 (checked with `image_stores`) size such a framebuffer with
+        // glFramebufferParameteri, called through the entry point of this context, on the
+        // bound draw framebuffer with valid enums and positive sizes. The images are live
+        // RGBA32F textures of this context with level 0 only, unbound again after the draw,
+        // and the barrier orders the stores before any later read (texel fetch, read-back,
+        // copy or attachment) of the textures.
+        unsafe {
+            let gl = &self.gl;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(self.image_fbo));
+            set(
+                glow::DRAW_FRAMEBUFFER,
+                glow::FRAMEBUFFER_DEFAULT_WIDTH,
+                w.max(1) as i32,
+            );
+            set(
+                glow::DRAW_FRAMEBUFFER,
+                glow::FRAMEBUFFER_DEFAULT_HEIGHT,
+                h.max(1) as i32,
+            );
+            for (unit, img) in images.iter().enumerate() {
+                gl.bind_image_texture(
+                    unit as u32,
+                    Some(img.tex),
+                    0,
+                    false,
+                    0,
+                    glow::WRITE_ONLY,
+                    glow::RGBA32F,
+                );
+            }
+            gl.viewport(0, 0, w as i32, h as i32);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            for unit in 0..images.len() {
+                gl.bind_image_texture(
+                    unit as u32,
+                    None,
+                    0,
+                    false,
+                    0,
+                    glow::WRITE_ONLY,
+                    glow::RGBA32F,
+                );
+            }
+            gl.memory_barrier(glow::ALL_BARRIER_BITS);
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Shader programs: compiling and linking (with the driver's log on failure), uniforms
+//! looked up once per program, and uniform-block bindings.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use glow::HasContext;
+
+use super::{Gl, Surface};
+use crate::error::{Error, Result};
+
+/// A linked program with its uniform locations looked up once.
+pub(crate) struct Program {
+    name: &'static str,
+    program: glow::Program,
+    locations: RefCell<HashMap<&'static str, Option<glow::UniformLocation>>>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Program({})", self.name)
+    }
+}
+
+impl Gl {
+    /// Connects uniform block `name` of `p` to binding `binding`; a block the compiler
+    /// removed is skipped.
+    pub(crate) fn set_block_binding(&self, p: &Program, name: &str, binding: u32) {
+        // SAFETY: `p` is a linked program of this context.
+        unsafe {
+            if let Some(index) = self.gl.get_uniform_block_index(p.program, name) {
+                self.gl.uniform_block_binding(p.program, index, binding);
+            }
+        }
+    }
+
+    /// Compiles and links a program; failures carry the driver's log.
+    pub(crate) fn compile(&self, name: &'static str, vs: &str, fs: &str) -> Result<Program> {
+        let gl = &self.gl;
+        // SAFETY: current context; shader objects are deleted on every path.
+        unsafe {
+            let mut shaders = Vec::with_capacity(2);
+            for (kind, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+                let sh = gl.create_shader(kind).map_err(Error::Context)?;
+                gl.shader_source(sh, src);
+                gl.compile_shader(sh);
+                if !gl.get_shader_compile_status(sh) {
+                    let log = gl.get_shader_info_log(sh);
+                    gl.delete_shader(sh);
+                    for s in shaders {
+                        gl.delete_shader(s);
+                    }
+                    return Err(Error::ShaderCompile { kernel: name, log });
+                }
+                shaders.push(sh);
+            }
+            let program = gl.create_program().map_err(Error::Context)?;
+            for &s in &shaders {
+                gl.attach_shader(program, s);
+            }
+            gl.link_program(program);
+            let ok = gl.get_program_link_status(program);
+            for s in shaders {
+                gl.detach_shader(program, s);
+                gl.delete_shader(s);
+            }
+            if !ok {
+                let log = gl.get_program_info_log(program);
+                gl.delete_program(program);
+                return Err(Error::ProgramLink { kernel: name, log });
+            }
+            Ok(Program {
+                name,
+                program,
+                locations: RefCell::new(HashMap::new()),
+            })
+        }
+    }
+
+    pub(crate) fn delete_program(&self, p: Program) {
+        // SAFETY: created by this context, deleted once (by value).
+        unsafe { self.gl.delete_program(p.program) }
+    }
+
+    fn location(&self, p: &Program, name: &'static str) -> Option<glow::UniformLocation> {
+        p.locations
+            .borrow_mut()
+            .entry(name)
+            // SAFETY: `p` is a linked program of this context.
+            .or_insert_with(|| unsafe { self.gl.get_uniform_location(p.program, name) })
+            .to_owned()
+    }
+
+    /// Makes `p` the current program.
+    pub(crate) fn use_program(&self, p: &Program) {
+        // SAFETY: `p` is a linked program of this context.
+        unsafe { self.gl.use_program(Some(p.program)) }
+    }
+
+    /// Binds `s` to texture unit `unit` and points sampler uniform `name` at it.
+    /// A uniform the compiler optimised away is silently skipped (GL does the same).
+    pub(crate) fn set_texture(&self, p: &Program, name: &'static str, unit: u32, s: &Surface) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current (callers use_program first), `s` is a live texture.
+        unsafe {
+            self.gl.active_texture(glow::TEXTURE0 + unit);
+            self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
+            self.gl.uniform_1_i32(loc.as_ref(), unit as i32);
+        }
+    }
+
+    pub(crate) fn set_i32(&self, p: &Program, name: &'static str, v: i32) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_1_i32(loc.as_ref(), v) }
+    }
+
+    pub(crate) fn set_ivec2(&self, p: &Program, name: &'static str, v: [i32; 2]) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_2_i32(loc.as_ref(), v[0], v[1]) }
+    }
+
+    pub(crate) fn set_f32(&self, p: &Program, name: &'static str, v: f32) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_1_f32(loc.as_ref(), v) }
+    }
+}
