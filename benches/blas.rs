@@ -1,13 +1,11 @@
 //! criterion benches: saxpy, sdot, sgemv and sgemm over sizes, resident (data already on the
 //! GPU, timed up to a glFinish) and end-to-end (the CBLAS-shaped host call: upload, compute,
-//! download), each beside the CPU BLAS (BLIS, one thread per core) on the same data. Throughput is set in flops,
+//! download), each beside the CPU BLAS (OpenBLAS, one thread per core) on the same data. Throughput is set in flops,
 //! so criterion's "elem/s" reads as FLOP/s. Programs are compiled before timing.
 //!
 //! `cargo bench` on llvmpipe runs level 1 up to 2^24 and sgemm up to 1024; on a hardware
 //! device, up to 2^26 and 4096 (the benchmark table binary goes further).
 //! `FRAGBLAS_BENCH_QUICK=1` keeps a run short.
-
-extern crate blis_src;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use fragblas::{cblas, Context};
@@ -20,7 +18,7 @@ fn quick() -> bool {
 }
 
 fn context() -> Context {
-    square::blis_on_all_cores();
+    square::cpu_blas_on_all_cores();
     let ctx = Context::new().expect("a GL context");
     ctx.warm_up().expect("kernels compile");
     ctx

@@ -1,4 +1,4 @@
-//! The benchmark table: per routine and size, CPU BLAS (BLIS) time, GPU resident and
+//! The benchmark table: per routine and size, CPU BLAS (OpenBLAS) time, GPU resident and
 //! end-to-end times, speedup, GFLOP/s, GB/s and the fraction of the device's fragment
 //! pipeline ceiling. Every GPU result is checked against the CPU BLAS before its time is
 //! printed; a wrong result prints an error instead.
@@ -13,9 +13,7 @@
 //!
 //! Modes: `resident` times the routine on data already on the GPU, up to a `glFinish` (sdot
 //! includes the readback of its scalar: a host value needs it); `e2e` times the CBLAS-shaped
-//! host call: upload, compute, download. `cpu` is BLIS with one thread per core.
-
-extern crate blis_src;
+//! host call: upload, compute, download. `cpu` is OpenBLAS with one thread per core.
 
 use std::time::{Duration, Instant};
 
@@ -317,7 +315,7 @@ fn json_num(v: f64) -> String {
 
 fn main() {
     let opts = parse_args();
-    let threads = square::blis_on_all_cores();
+    let threads = square::cpu_blas_on_all_cores();
     let ctx = Context::new().unwrap_or_else(|e| {
         eprintln!("bench: {e}");
         std::process::exit(1)
@@ -327,7 +325,10 @@ fn main() {
     let device = format!("{} ({})", info.renderer, info.version);
     eprintln!("bench: device {device}; calibrating the fragment pipeline...");
     let ceil: Ceilings = ctx.calibrate().expect("calibration");
-    eprintln!("bench: {ceil}; CPU BLAS: BLIS, {threads} threads");
+    eprintln!(
+        "bench: {ceil}; CPU BLAS: {}, {threads} threads",
+        square::CPU_BLAS
+    );
 
     let sw = info.software;
     let pow2 = |lo: u32, hi: u32, step: u32| {
@@ -375,7 +376,7 @@ fn main() {
     if !opts.json {
         println!("device: {device}");
         println!("ceilings: {ceil}");
-        println!("CPU BLAS: BLIS, {threads} threads");
+        println!("CPU BLAS: {}, {threads} threads", square::CPU_BLAS);
         println!(
             "{:<6} {:>11} {:>11} {:>11} {:>11} {:>8} {:>9} {:>8} {:>8}",
             "", "size", "cpu s", "gpu res s", "gpu e2e s", "speedup", "GFLOP/s", "GB/s", "ceiling"

@@ -1,4 +1,4 @@
-//! The CBLAS-shaped host API for level 1: same results as BLIS, elements outside the
+//! The CBLAS-shaped host API for level 1: same results as the reference BLAS, elements outside the
 //! arguments' reach untouched, errors instead of panics for short slices.
 
 mod common;

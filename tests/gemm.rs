@@ -1,4 +1,4 @@
-//! sgemm and sgemv against BLIS: every transpose pair, both layouts, edge shapes, padded
+//! sgemm and sgemv against the reference BLAS: every transpose pair, both layouts, edge shapes, padded
 //! leading dimensions whose gaps hold NaN (any read of them would poison the result) or
 //! sentinels (any write to them is caught), and every kernel.
 //!

@@ -1,4 +1,4 @@
-//! Level 1 routines against BLIS on random data of many sizes and increments.
+//! Level 1 routines against the reference BLAS on random data of many sizes and increments.
 //!
 //! Tolerances (written beside each check) follow from f32 epsilon and the order of
 //! operations: element-wise routines differ from the CPU by at most the rounding of one
@@ -60,7 +60,7 @@ fn gpu_reduce_bound(ctx: &Context, n: i32) -> f32 {
     (1 + f * (passes + 1) + 2) as f32
 }
 
-/// scopy of x into y, then sswap of fresh copies, bit for bit against BLIS. Returns x as
+/// scopy of x into y, then sswap of fresh copies, bit for bit against the reference BLAS. Returns x as
 /// the swap leaves it.
 fn assert_copy_and_swap_match_blas(
     ctx: &Context,

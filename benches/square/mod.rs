@@ -1,21 +1,25 @@
 //! Square problems as both benchmark programs run them (the table, `examples/bench.rs`, and
 //! the criterion benches, `benches/blas.rs`): column-major, no transposes, unit strides,
-//! alpha 1 for the matrix routines, on the CPU BLAS (BLIS), on device buffers, and through
-//! the CBLAS-shaped host API.
+//! alpha 1 for the matrix routines, on the CPU BLAS (OpenBLAS, the system's
+//! `libopenblas`), on device buffers, and through the CBLAS-shaped host API.
 #![allow(dead_code)]
 
 use fragblas::{cblas, Buffer, Context, Layout::ColMajor, Transpose::NoTrans};
 use rand::{Rng, SeedableRng};
 
+#[link(name = "openblas")]
 extern "C" {
-    fn bli_thread_set_num_threads(n: i64);
+    fn openblas_set_num_threads(n: i32);
 }
 
-/// Lets BLIS use every core; returns how many that is.
-pub fn blis_on_all_cores() -> usize {
+/// The CPU BLAS the benchmarks compare with.
+pub const CPU_BLAS: &str = "OpenBLAS";
+
+/// Lets the CPU BLAS use every core; returns how many that is.
+pub fn cpu_blas_on_all_cores() -> usize {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // SAFETY: plain BLIS call setting its global thread count.
-    unsafe { bli_thread_set_num_threads(threads as i64) };
+    // SAFETY: plain OpenBLAS call setting its global thread count.
+    unsafe { openblas_set_num_threads(threads as i32) };
     threads
 }
 
@@ -25,7 +29,7 @@ pub fn random(len: usize, seed: u64) -> Vec<f32> {
     (0..len).map(|_| r.gen_range(-1.0f32..1.0)).collect()
 }
 
-/// The CPU BLAS (BLIS through CBLAS) on host slices.
+/// The CPU BLAS (OpenBLAS through CBLAS) on host slices.
 pub mod cpu {
     pub fn saxpy(n: i32, alpha: f32, x: &[f32], y: &mut [f32]) {
         assert!(x.len() >= n as usize && y.len() >= n as usize);

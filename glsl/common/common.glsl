@@ -67,12 +67,15 @@ vec4 load_logical(sampler2D s, int width, int inc, int n, int t) {
 // texture of the grid's width); without it they load logical texel t = q.y * grid_width + q.x
 // element by element. (A run-time branch would not do: llvmpipe executes both sides.)
 
-// isamax candidates are texels (|x|, index / 2^24, index % 2^24, priority): priority 1 marks
-// a NaN (the first NaN wins, as in BLIS and the proposed reference rule), 0 a number, -1 no
-// candidate. Both index parts are exact in a float.
+// isamax candidates are texels (|x|, index / 2^24, index % 2^24, priority), chosen as
+// reference BLAS's sequential loop chooses: the first element of largest |x| among the
+// numbers, where a NaN never compares larger, so a NaN loses to every number (priority
+// -0.5) - unless it is the first element, which the loop starts from and nothing then beats
+// (priority 1). Numbers have priority 0, no candidate -1. Both index parts are exact floats.
 vec4 iamax_candidate(float v, int i) {
     bool nan = isnan(v);
-    return vec4(nan ? 0.0 : abs(v), float(i >> 24), float(i & 0xFFFFFF), nan ? 1.0 : 0.0);
+    float priority = nan ? (i == 0 ? 1.0 : -0.5) : 0.0;
+    return vec4(nan ? 0.0 : abs(v), float(i >> 24), float(i & 0xFFFFFF), priority);
 }
 
 const vec4 NO_CANDIDATE = vec4(-1.0, 0.0, 0.0, -1.0);

@@ -1,8 +1,10 @@
 //! Shared test helpers: a per-thread context, random data, and safe wrappers over the CPU
-//! reference BLAS (BLIS through its CBLAS interface).
+//! reference BLAS: netlib's reference BLAS (Debian's `libblas3`, 3.11, through its CBLAS
+//! interface), loaded at run time from `/usr/lib/x86_64-linux-gnu/blas/libblas.so.3` or the
+//! path in `FRAGBLAS_TEST_BLAS`. The reference implementation, not a tuned one, because the
+//! tests check reference semantics (zero increments, NaN in isamax, quick returns), where
+//! tuned BLAS libraries differ from it.
 #![allow(dead_code)]
-
-extern crate blis_src;
 
 use std::cell::RefCell;
 
@@ -136,42 +138,124 @@ pub fn assert_close_slices(what: &str, got: &[f32], want: &[f32], tol: impl Fn(u
 
 pub const EPS: f32 = f32::EPSILON;
 
-/// Reference BLAS (BLIS) wrappers on host slices; the slices are sized by the caller.
+/// The reference BLAS library, loaded once.
+pub fn reference_blas() -> &'static libloading::Library {
+    static LIB: std::sync::OnceLock<libloading::Library> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let path = std::env::var("FRAGBLAS_TEST_BLAS")
+            .unwrap_or_else(|_| "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3".into());
+        // SAFETY: loading the reference BLAS runs no initialisers with preconditions.
+        unsafe { libloading::Library::new(&path) }.unwrap_or_else(|e| {
+            panic!(
+                "the reference BLAS {path} (apt-get install libblas3, or FRAGBLAS_TEST_BLAS): {e}"
+            )
+        })
+    })
+}
+
+/// A function of the reference BLAS by name, e.g. `sym::<unsafe extern "C" fn(..)>("cblas_saxpy")`.
+pub fn sym<T: Copy>(name: &str) -> T {
+    let c = format!("{name}\0");
+    // SAFETY: callers name the C type of the symbol they ask for.
+    unsafe { *reference_blas().get::<T>(c.as_bytes()).expect(name) }
+}
+
+/// CBLAS enum values (netlib `cblas.h`).
+pub mod enums {
+    pub const ROW_MAJOR: i32 = 101;
+    pub const COL_MAJOR: i32 = 102;
+    pub const NO_TRANS: i32 = 111;
+    pub const TRANS: i32 = 112;
+    pub const CONJ_TRANS: i32 = 113;
+    pub const UPPER: i32 = 121;
+    pub const LOWER: i32 = 122;
+    pub const NON_UNIT: i32 = 131;
+    pub const UNIT: i32 = 132;
+    pub const LEFT: i32 = 141;
+    pub const RIGHT: i32 = 142;
+}
+
+/// Reference BLAS wrappers on host slices; the slices are sized by the caller.
 pub mod cpu {
-    use cblas_sys::*;
+    use super::sym;
+    type Axpy = unsafe extern "C" fn(i32, f32, *const f32, i32, *mut f32, i32);
+    type Copy2 = unsafe extern "C" fn(i32, *const f32, i32, *mut f32, i32);
+    type Swap = unsafe extern "C" fn(i32, *mut f32, i32, *mut f32, i32);
+    type Scal = unsafe extern "C" fn(i32, f32, *mut f32, i32);
+    type Dot = unsafe extern "C" fn(i32, *const f32, i32, *const f32, i32) -> f32;
+    type Red = unsafe extern "C" fn(i32, *const f32, i32) -> f32;
+    type Iamax = unsafe extern "C" fn(i32, *const f32, i32) -> usize;
+    type Rot = unsafe extern "C" fn(i32, *mut f32, i32, *mut f32, i32, f32, f32);
+    type Rotm = unsafe extern "C" fn(i32, *mut f32, i32, *mut f32, i32, *const f32);
+    type Rotg = unsafe extern "C" fn(*mut f32, *mut f32, *mut f32, *mut f32);
+    type Rotmg = unsafe extern "C" fn(*mut f32, *mut f32, *mut f32, f32, *mut f32);
+    type Sdsdot = unsafe extern "C" fn(i32, f32, *const f32, i32, *const f32, i32) -> f32;
+    type Dsdot = unsafe extern "C" fn(i32, *const f32, i32, *const f32, i32) -> f64;
 
     pub fn saxpy(n: i32, alpha: f32, x: &[f32], incx: i32, y: &mut [f32], incy: i32) {
         // SAFETY: callers size x and y to the spans BLAS addresses.
-        unsafe { cblas_saxpy(n, alpha, x.as_ptr(), incx, y.as_mut_ptr(), incy) }
+        unsafe { sym::<Axpy>("cblas_saxpy")(n, alpha, x.as_ptr(), incx, y.as_mut_ptr(), incy) }
     }
     pub fn scopy(n: i32, x: &[f32], incx: i32, y: &mut [f32], incy: i32) {
         // SAFETY: as above.
-        unsafe { cblas_scopy(n, x.as_ptr(), incx, y.as_mut_ptr(), incy) }
+        unsafe { sym::<Copy2>("cblas_scopy")(n, x.as_ptr(), incx, y.as_mut_ptr(), incy) }
     }
     pub fn sswap(n: i32, x: &mut [f32], incx: i32, y: &mut [f32], incy: i32) {
         // SAFETY: as above.
-        unsafe { cblas_sswap(n, x.as_mut_ptr(), incx, y.as_mut_ptr(), incy) }
+        unsafe { sym::<Swap>("cblas_sswap")(n, x.as_mut_ptr(), incx, y.as_mut_ptr(), incy) }
     }
     pub fn sscal(n: i32, alpha: f32, x: &mut [f32], incx: i32) {
         // SAFETY: as above.
-        unsafe { cblas_sscal(n, alpha, x.as_mut_ptr(), incx) }
+        unsafe { sym::<Scal>("cblas_sscal")(n, alpha, x.as_mut_ptr(), incx) }
     }
     pub fn sdot(n: i32, x: &[f32], incx: i32, y: &[f32], incy: i32) -> f32 {
         // SAFETY: as above.
-        unsafe { cblas_sdot(n, x.as_ptr(), incx, y.as_ptr(), incy) }
+        unsafe { sym::<Dot>("cblas_sdot")(n, x.as_ptr(), incx, y.as_ptr(), incy) }
     }
     pub fn sasum(n: i32, x: &[f32], incx: i32) -> f32 {
         // SAFETY: as above.
-        unsafe { cblas_sasum(n, x.as_ptr(), incx) }
+        unsafe { sym::<Red>("cblas_sasum")(n, x.as_ptr(), incx) }
     }
     pub fn snrm2(n: i32, x: &[f32], incx: i32) -> f32 {
         // SAFETY: as above.
-        unsafe { cblas_snrm2(n, x.as_ptr(), incx) }
+        unsafe { sym::<Red>("cblas_snrm2")(n, x.as_ptr(), incx) }
     }
-    /// 0-based, as CBLAS returns it.
+    /// 0-based, as CBLAS returns it (0 also when there is no element).
     pub fn isamax(n: i32, x: &[f32], incx: i32) -> usize {
         // SAFETY: as above.
-        unsafe { cblas_isamax(n, x.as_ptr(), incx) as usize }
+        unsafe { sym::<Iamax>("cblas_isamax")(n, x.as_ptr(), incx) }
+    }
+    pub fn srot(n: i32, x: &mut [f32], incx: i32, y: &mut [f32], incy: i32, c: f32, s: f32) {
+        // SAFETY: as above.
+        unsafe { sym::<Rot>("cblas_srot")(n, x.as_mut_ptr(), incx, y.as_mut_ptr(), incy, c, s) }
+    }
+    pub fn srotm(n: i32, x: &mut [f32], incx: i32, y: &mut [f32], incy: i32, p: &[f32; 5]) {
+        // SAFETY: as above; p holds the 5 parameters.
+        unsafe {
+            sym::<Rotm>("cblas_srotm")(n, x.as_mut_ptr(), incx, y.as_mut_ptr(), incy, p.as_ptr())
+        }
+    }
+    /// (r, z, c, s) as reference SROTG leaves a, b, c, s.
+    pub fn srotg(a: f32, b: f32) -> (f32, f32, f32, f32) {
+        let (mut a, mut b, mut c, mut s) = (a, b, 0.0, 0.0);
+        // SAFETY: four valid pointers to floats.
+        unsafe { sym::<Rotg>("cblas_srotg")(&mut a, &mut b, &mut c, &mut s) };
+        (a, b, c, s)
+    }
+    /// (d1, d2, x1) as reference SROTMG leaves them; `param` is updated in place.
+    pub fn srotmg(d1: f32, d2: f32, x1: f32, y1: f32, param: &mut [f32; 5]) -> (f32, f32, f32) {
+        let (mut d1, mut d2, mut x1) = (d1, d2, x1);
+        // SAFETY: valid pointers; param holds 5 floats.
+        unsafe { sym::<Rotmg>("cblas_srotmg")(&mut d1, &mut d2, &mut x1, y1, param.as_mut_ptr()) };
+        (d1, d2, x1)
+    }
+    pub fn sdsdot(n: i32, sb: f32, x: &[f32], incx: i32, y: &[f32], incy: i32) -> f32 {
+        // SAFETY: as above.
+        unsafe { sym::<Sdsdot>("cblas_sdsdot")(n, sb, x.as_ptr(), incx, y.as_ptr(), incy) }
+    }
+    pub fn dsdot(n: i32, x: &[f32], incx: i32, y: &[f32], incy: i32) -> f64 {
+        // SAFETY: as above.
+        unsafe { sym::<Dsdot>("cblas_dsdot")(n, x.as_ptr(), incx, y.as_ptr(), incy) }
     }
 }
 
@@ -198,22 +282,54 @@ pub mod mat {
 }
 
 pub mod cpu_gemm {
-    use cblas_sys::*;
+    use super::enums::*;
+    use super::sym;
     use fragblas::{Layout, Transpose};
 
-    fn lay(l: Layout) -> CBLAS_LAYOUT {
+    pub fn lay(l: Layout) -> i32 {
         match l {
-            Layout::RowMajor => CblasRowMajor,
-            Layout::ColMajor => CblasColMajor,
+            Layout::RowMajor => ROW_MAJOR,
+            Layout::ColMajor => COL_MAJOR,
         }
     }
-    fn tr(t: Transpose) -> CBLAS_TRANSPOSE {
+    pub fn tr(t: Transpose) -> i32 {
         match t {
-            Transpose::NoTrans => CblasNoTrans,
-            Transpose::Trans => CblasTrans,
-            Transpose::ConjTrans => CblasConjTrans,
+            Transpose::NoTrans => NO_TRANS,
+            Transpose::Trans => TRANS,
+            Transpose::ConjTrans => CONJ_TRANS,
         }
     }
+
+    type Gemm = unsafe extern "C" fn(
+        i32,
+        i32,
+        i32,
+        i32,
+        i32,
+        i32,
+        f32,
+        *const f32,
+        i32,
+        *const f32,
+        i32,
+        f32,
+        *mut f32,
+        i32,
+    );
+    type Gemv = unsafe extern "C" fn(
+        i32,
+        i32,
+        i32,
+        i32,
+        f32,
+        *const f32,
+        i32,
+        *const f32,
+        i32,
+        f32,
+        *mut f32,
+        i32,
+    );
 
     #[allow(clippy::too_many_arguments)]
     pub fn sgemm(
@@ -234,7 +350,7 @@ pub mod cpu_gemm {
     ) {
         // SAFETY: callers size a, b, c to the spans the arguments address.
         unsafe {
-            cblas_sgemm(
+            sym::<Gemm>("cblas_sgemm")(
                 lay(layout),
                 tr(ta),
                 tr(tb),
@@ -270,7 +386,7 @@ pub mod cpu_gemm {
     ) {
         // SAFETY: as above.
         unsafe {
-            cblas_sgemv(
+            sym::<Gemv>("cblas_sgemv")(
                 lay(layout),
                 tr(t),
                 m,

@@ -355,8 +355,9 @@ impl Context {
     }
 
     /// Index (0-based) of the first element of largest `|x_i|` among `n` elements with
-    /// increment `incx`; a NaN counts as largest, so the first NaN wins (as in BLIS and the
-    /// proposed reference rule). `None` for `n <= 0` or `incx < 0`.
+    /// increment `incx`, as reference BLAS's loop finds it: a NaN never compares larger, so
+    /// NaNs are passed over, unless the first element is a NaN, which then wins. `None` for
+    /// `n <= 0` or `incx < 0`.
     ///
     /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
