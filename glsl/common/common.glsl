@@ -100,3 +100,46 @@ float blas_update(float alpha, float acc, float beta, float c) {
     }
     return beta == 0.0 ? alpha * acc : alpha * acc + scaled;
 }
+
+// Float-float arithmetic: a value is the unevaluated sum hi + lo of two floats, about 48
+// significant bits. Only additions, subtractions and products that are exact are used, so
+// a compiler that fuses a multiply and an add changes nothing. But a compiler may also
+// treat float arithmetic as real arithmetic (Mesa's NIR folds (a + b) - a into b), which
+// would make every error term 0: the kernels that use these helpers are compiled where
+// PRECISE is the `precise` qualifier, which forbids that (see Kernel::precise).
+
+// a + b = s + e exactly (Knuth's two-sum; any order of magnitudes).
+vec2 two_sum(float a, float b) {
+    PRECISE float s = a + b;
+    PRECISE float bb = s - a;
+    PRECISE float e = (a - (s - bb)) + (b - bb);
+    return vec2(s, e);
+}
+
+// The float-float sum of a and b, renormalised. An Inf or NaN sum stays in hi, lo 0.
+vec2 ff_add(vec2 a, vec2 b) {
+    vec2 s = two_sum(a.x, b.x);
+    if (isinf(s.x) || isnan(s.x)) {
+        return vec2(s.x, 0.0);
+    }
+    PRECISE float lo = s.y + (a.y + b.y);
+    PRECISE float hi = s.x + lo;
+    PRECISE float rest = lo - (hi - s.x);
+    return vec2(hi, rest);
+}
+
+// Adds the exact product x*y to the float-float acc. Each factor splits into its top 12
+// significant bits (a mask of the low 12 mantissa bits) and the rest, also at most 12
+// significant bits, so the four partial products are exact floats.
+vec2 ff_add_product(vec2 acc, float x, float y) {
+    float p = x * y;
+    if (isinf(p) || isnan(p)) {
+        return ff_add(acc, vec2(p, 0.0));
+    }
+    float xh = uintBitsToFloat(floatBitsToUint(x) & 0xFFFFF000u);
+    float yh = uintBitsToFloat(floatBitsToUint(y) & 0xFFFFF000u);
+    PRECISE float xl = x - xh;
+    PRECISE float yl = y - yh;
+    acc = ff_add(acc, two_sum(xh * yh, xh * yl));
+    return ff_add(acc, two_sum(xl * yh, xl * yl));
+}

@@ -1,6 +1,7 @@
-// y := alpha*x + beta*y (op 1) or y := x (op 0) elementwise over n logical elements with any
-// non-zero increments (negative ones walk from the end, as in reference BLAS). Elements of y
-// that no logical index touches keep their value. With beta == 0 the old y is not read.
+// y := alpha*x + beta*y (op 1) or y := x (op 0) elementwise over n logical elements; y has a
+// non-zero increment, x any (negative ones walk from the end, a zero one repeats x[0], as in
+// reference BLAS). Elements of y that no logical index touches keep their value. With beta
+// == 0 the old y is not read; op 2 takes both products always (a row of a plane rotation).
 uniform sampler2D x;
 uniform int x_width;
 uniform int incx;
@@ -34,7 +35,7 @@ void main() {
         float v = xv;
         if (op != 0) {
             v = alpha * xv;
-            if (beta != 0.0) {
+            if (beta != 0.0 || op == 2) {
                 v += beta * r[c];
             }
         }

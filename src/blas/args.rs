@@ -19,8 +19,8 @@ pub(crate) fn invalid(
     }
 }
 
-/// A zero increment is an error (reference BLAS level 2 rejects it; this crate rejects it
-/// for level 1 as well rather than silently broadcasting one element).
+/// A zero increment is an error for the level-2 and level-3 routines, as in reference BLAS
+/// (level 1 accepts it: see [`two_vectors`]).
 pub(crate) fn check_inc(
     routine: &'static str,
     param: &'static str,
@@ -35,12 +35,16 @@ pub(crate) fn check_inc(
 }
 
 /// Elements a vector argument of `n` logical elements with increment `inc` spans in storage:
-/// `1 + (n - 1) * |inc|`, or 0 when `n <= 0`.
+/// `1 + (n - 1) * |inc|` (1 for a zero increment: the same element `n` times), or 0 when
+/// `n <= 0`. Saturates instead of overflowing, so an impossible span is simply too long for
+/// any vector.
 pub(crate) fn vector_span(n: i32, inc: i32) -> usize {
     if n <= 0 {
         0
     } else {
-        1 + (n as usize - 1) * inc.unsigned_abs() as usize
+        ((n - 1) as usize)
+            .saturating_mul(inc.unsigned_abs() as usize)
+            .saturating_add(1)
     }
 }
 
@@ -65,60 +69,41 @@ pub(crate) fn check_span(
     }
 }
 
-/// What precedes the vectors in a routine's CBLAS argument list, which fixes where its
-/// increments sit: `(n, x, incx, y, incy)` or `(n, alpha, x, incx, y, incy)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Lead {
-    /// `n` alone: sdot, scopy, sswap, sasum, snrm2, isamax.
-    N,
-    /// `n` and a scalar: saxpy, sscal.
-    NAlpha,
-}
-
-impl Lead {
-    /// CBLAS position of `incx` (1-based); `incy` comes two later.
-    fn incx_pos(self) -> u32 {
-        match self {
-            Lead::N => 3,
-            Lead::NAlpha => 4,
-        }
+/// The increment a fragment pass walks `n` elements with: any increment addresses only the
+/// first element when `n == 1`, so the pass gets 1 (which keeps `i32::MIN`, whose absolute
+/// value does not fit an `int`, out of the shaders).
+pub(crate) fn pass_inc(n: i32, inc: i32) -> i32 {
+    if n == 1 {
+        1
+    } else {
+        inc
     }
 }
 
-/// The argument rules of the single-vector routines (sscal, sasum, snrm2, isamax) for a
-/// vector `x` of `len` elements: its increment is not zero, and it holds what `n` and the
-/// increment address. `Ok(false)` for the reference quick return: `n <= 0` or a negative
-/// increment.
-pub(crate) fn one_vector(
-    routine: &'static str,
-    lead: Lead,
-    n: i32,
-    len: usize,
-    incx: i32,
-) -> Result<bool> {
-    check_inc(routine, "incx", lead.incx_pos(), incx)?;
-    if n <= 0 || incx < 0 {
+/// The argument rules of sscal, sasum and isamax for a vector `x` of `len` elements: as in
+/// reference BLAS, `n <= 0` or `incx <= 0` returns at once (`Ok(false)`, nothing read or
+/// written, no error); otherwise `x` must hold what `n` and the increment address.
+pub(crate) fn one_vector(routine: &'static str, n: i32, len: usize, incx: i32) -> Result<bool> {
+    if n <= 0 || incx <= 0 {
         return Ok(false);
     }
     check_span(routine, "x", len, n, incx)?;
     Ok(true)
 }
 
-/// The argument rules of the two-vector routines (scopy, sswap, saxpy, sdot) for vectors of
-/// `x_len` and `y_len` elements: neither increment is zero, and both hold what `n` and their
-/// increments address. `Ok(false)` for a quick return: `n <= 0`, or `skip` (saxpy's
-/// `alpha == 0`), which is decided before the lengths are checked, as before any data would
-/// be read.
+/// The argument rules of the two-vector routines (scopy, sswap, saxpy, sdot, sdsdot, dsdot,
+/// srot, srotm) for vectors of `x_len` and `y_len` elements. Any increment is legal, as in
+/// reference BLAS: a negative one walks from the end, a zero one visits the same element `n`
+/// times. `Ok(false)` for a quick return: `n <= 0`, or `skip` (saxpy's `alpha == 0`,
+/// srotm's flag -2), decided before the lengths are checked, as before any data would be
+/// read. Otherwise both must hold what `n` and their increments address.
 pub(crate) fn two_vectors(
     routine: &'static str,
-    lead: Lead,
     n: i32,
     skip: bool,
     (x_len, incx): (usize, i32),
     (y_len, incy): (usize, i32),
 ) -> Result<bool> {
-    check_inc(routine, "incx", lead.incx_pos(), incx)?;
-    check_inc(routine, "incy", lead.incx_pos() + 2, incy)?;
     if n <= 0 || skip {
         return Ok(false);
     }
@@ -149,6 +134,13 @@ mod tests {
         assert_eq!(vector_span(4, 1), 4);
         assert_eq!(vector_span(4, -3), 10);
         assert_eq!(vector_span(4, 3), 10);
+        assert_eq!(vector_span(5, 0), 1);
+        assert_eq!(vector_span(1, i32::MIN), 1);
+        assert_eq!(vector_span(2, i32::MIN), 1 + (1usize << 31));
+        assert_eq!(
+            vector_span(i32::MAX, i32::MAX),
+            (i32::MAX as usize - 1) * i32::MAX as usize + 1
+        );
         assert_eq!(matrix_span(3, 4, 5), 18);
         assert_eq!(matrix_span(0, 4, 5), 0);
         assert_eq!(matrix_span(3, 0, 5), 0);
@@ -168,6 +160,35 @@ mod tests {
         );
         assert!(e.to_string().contains("parameter 6 (incy)"));
         assert!(check_inc("saxpy", "incy", 6, -2).is_ok());
+    }
+
+    #[test]
+    fn level1_quick_returns_come_before_length_checks() {
+        // sscal/sasum/isamax: n <= 0 or incx <= 0 return at once, whatever the length.
+        assert_eq!(one_vector("sasum", 5, 0, 0), Ok(false));
+        assert_eq!(one_vector("sasum", 5, 0, -1), Ok(false));
+        assert_eq!(one_vector("sasum", 0, 0, 1), Ok(false));
+        assert_eq!(one_vector("sasum", 2, 2, 1), Ok(true));
+        assert!(one_vector("sasum", 3, 2, 1).is_err());
+        // Two vectors: zero increments are legal and span one element.
+        assert_eq!(two_vectors("saxpy", 7, false, (1, 0), (7, 1)), Ok(true));
+        assert_eq!(two_vectors("saxpy", 7, true, (0, 1), (0, 1)), Ok(false));
+        assert_eq!(two_vectors("saxpy", -7, false, (0, 1), (0, 1)), Ok(false));
+        assert_eq!(
+            two_vectors("saxpy", 7, false, (7, 1), (1, 2)),
+            Err(Error::TooShort {
+                routine: "saxpy",
+                param: "y",
+                needed: 13,
+                len: 1
+            })
+        );
+        // Increments of i32::MIN: one element is fine, two cannot exist.
+        assert_eq!(
+            two_vectors("scopy", 1, false, (1, i32::MIN), (1, i32::MIN)),
+            Ok(true)
+        );
+        assert!(two_vectors("scopy", 2, false, (1 << 31, i32::MIN), (2, 1)).is_err());
     }
 
     #[test]

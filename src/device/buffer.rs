@@ -172,6 +172,27 @@ impl Buffer {
                 actual: data.len(),
             });
         }
+        self.write_rows(data)
+    }
+
+    /// Overwrites the first `data.len()` floats (at most the buffer's length) and leaves the
+    /// rest as it was.
+    pub(crate) fn write_prefix(&mut self, data: &[f32]) -> Result<()> {
+        if data.len() > self.len() {
+            return Err(Error::LengthMismatch {
+                what: "Buffer::write_prefix (at most the buffer's length)",
+                expected: self.len(),
+                actual: data.len(),
+            });
+        }
+        self.write_rows(data)
+    }
+
+    /// Writes `data` over the start of the texture straight from the slice: whole rows,
+    /// then whole texels of the last row, then a trailing partial texel through a bounce
+    /// buffer that keeps the texel's other lanes (zero padding past the buffer's end, or
+    /// elements past a shorter prefix, read back first).
+    fn write_rows(&mut self, data: &[f32]) -> Result<()> {
         let gl = self.ctx.enter()?;
         let s = self.surface.as_ref().expect("live");
         let l = self.layout;
@@ -196,10 +217,12 @@ impl Buffer {
             1.min(whole as u32),
             &tail[..whole * 4],
         );
-        // A trailing partial texel through a bounce buffer, padded with zeros.
         let part = &tail[whole * 4..];
         if !part.is_empty() {
             let mut bounce = [0.0f32; FLOATS_PER_TEXEL];
+            if data.len() < l.len {
+                gl.download(s, whole as u32, rows as u32, 1, 1, &mut bounce);
+            }
             bounce[..part.len()].copy_from_slice(part);
             gl.upload(s, whole as u32, rows as u32, 1, 1, &bounce);
         }

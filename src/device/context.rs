@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 
-use crate::device::kernel::Kernel;
+use crate::device::kernel::{Kernel, Preludes};
 use crate::device::pool::Resources;
 use crate::device::tune::{Tuner, Tuning, TUNE_ENV};
 use crate::error::{Error, Result};
@@ -82,6 +82,8 @@ pub(crate) struct Inner {
     /// Whether the level-1 update routines write in place through image stores.
     pub(crate) in_place_level1: bool,
     programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
+    /// The GLSL version lines kernels compile with.
+    preludes: Preludes,
     kept: Resources,
     /// Tuning choices of every tunable routine.
     pub(crate) tuner: Tuner,
@@ -155,7 +157,10 @@ impl Context {
         CURRENT.with(|c| c.set(0));
         let (egl, fns, desc, api) = egl::create(device, api)?;
         let gl = Gl::new(fns)?;
-        let info = DeviceInfo::new(gl.strings(), &desc, api)?;
+        let strings = gl.strings();
+        let preludes = Preludes::new(api, strings.version_number, &strings.extensions);
+        let flushes = crate::device::probe::flushes_subnormals(&gl, &preludes)?;
+        let info = DeviceInfo::new(strings, &desc, api, flushes)?;
         let width_cap = options
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)
@@ -179,6 +184,7 @@ impl Context {
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
             in_place_level1,
             programs: RefCell::new(HashMap::new()),
+            preludes,
             kept: Resources::default(),
             tuner,
         };
@@ -289,7 +295,7 @@ impl Inner {
             return Ok(p.clone());
         }
         let gl = self.enter()?;
-        let (vs, fs) = k.sources(self.info.api);
+        let (vs, fs) = k.sources(&self.preludes);
         let p = Rc::new(gl.compile(k.name, &vs, &fs)?);
         self.programs.borrow_mut().insert(k.key(), p.clone());
         Ok(p)

@@ -32,10 +32,21 @@ pub struct DeviceInfo {
     /// Whether fragment shaders can write textures through image stores (GL 4.3 or GLES 3.1
     /// with two or more fragment image uniforms).
     pub image_stores: bool,
+    /// Whether shaders can mark arithmetic `precise` (GLSL 4.00 and later, GLSL ES 3.20, or
+    /// a `gpu_shader5` extension), which keeps the compiler from rewriting it as real
+    /// arithmetic. The float-float accumulation of sdsdot and dsdot needs it; without it
+    /// they run on the host.
+    pub precise_qualifier: bool,
     /// Whether RGBA32F targets can blend (always on desktop GL; `EXT_float_blend` on GLES).
     pub float_blend: bool,
     /// Whether EGL marks the device as a software rasteriser.
     pub software: bool,
+    /// Whether the fragment pipeline's arithmetic flushes subnormal floats (magnitudes below
+    /// `f32::MIN_POSITIVE`, about 1.18e-38) to zero, which GLSL allows: measured when the
+    /// context is created. Where it does (Mesa's llvmpipe), a routine whose inputs or
+    /// results are subnormal gives 0 for them: `sscal` by 2 of `1e-40` gives 0, and so does
+    /// `snrm2` of a vector of `1e-40`s. Uploads and downloads keep subnormals bit for bit.
+    pub flushes_subnormals: bool,
     /// Index of the device in [`crate::list_devices`].
     pub device_index: usize,
     /// GL extensions, sorted.
@@ -45,10 +56,23 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
-    /// The info of a context of `api` on device `desc`, from the strings GL reported; an
-    /// error if the device cannot render into RGBA32F textures.
-    pub(crate) fn new(s: GlStrings, desc: &DeviceDesc, api: GlApi) -> Result<Self> {
+    /// The info of a context of `api` on device `desc`, from the strings GL reported and the
+    /// probe of subnormal arithmetic; an error if the device cannot render into RGBA32F
+    /// textures.
+    pub(crate) fn new(
+        s: GlStrings,
+        desc: &DeviceDesc,
+        api: GlApi,
+        flushes_subnormals: bool,
+    ) -> Result<Self> {
+        let precise_qualifier = crate::device::kernel::precise_extension(
+            api == GlApi::Gles,
+            s.version_number,
+            &s.extensions,
+        )
+        .is_some();
         let info = DeviceInfo {
+            precise_qualifier,
             renderer: s.renderer,
             vendor: s.vendor,
             version: s.version,
@@ -62,6 +86,7 @@ impl DeviceInfo {
             float_blend: api != GlApi::Gles
                 || s.extensions.iter().any(|e| e == "GL_EXT_float_blend"),
             software: desc.software,
+            flushes_subnormals,
             device_index: desc.index,
             extensions: s.extensions,
             api,

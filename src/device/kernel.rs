@@ -27,6 +27,8 @@ pub(crate) struct Kernel {
     pub blends: bool,
     /// Whether it writes through image stores (GL 4.3 or GLES 3.1).
     pub stores_images: bool,
+    /// Whether it marks arithmetic `PRECISE` (a macro: `precise` where the dialect has it).
+    pub precise: bool,
 }
 
 /// Declares a [`Kernel`] for a file under `glsl/`: `kernel!("level1/axpby_unit.frag")`.
@@ -53,7 +55,14 @@ impl Kernel {
             block_bytes: 0,
             blends: false,
             stores_images: false,
+            precise: false,
         }
+    }
+
+    /// Marks arithmetic `PRECISE` and needs the `precise` qualifier.
+    pub(crate) const fn precise(mut self) -> Self {
+        self.precise = true;
+        self
     }
 
     /// The same kernel compiled with `defines` (`#define` lines).
@@ -95,6 +104,7 @@ impl Kernel {
     /// Whether a device with these limits can compile and run the kernel.
     pub(crate) fn runs_on(&self, info: &DeviceInfo) -> bool {
         (info.image_stores || !self.stores_images)
+            && (info.precise_qualifier || !self.precise)
             && self.draw_buffers <= info.max_draw_buffers
             && (!self.blends || info.float_blend)
             && (self.uniform_blocks == 0
@@ -102,37 +112,110 @@ impl Kernel {
                     && info.max_uniform_block_size as usize >= self.block_bytes))
     }
 
-    /// Vertex and fragment source for a context of `api`.
-    pub(crate) fn sources(&self, api: GlApi) -> (String, String) {
-        let prelude = match (api, self.stores_images) {
-            (GlApi::Gles, false) => PRELUDE_GLES30,
-            (GlApi::Gles, true) => PRELUDE_GLES31,
-            (_, false) => PRELUDE_GL33,
-            (_, true) => PRELUDE_GL43,
+    /// Vertex and fragment source in the dialects of `preludes`.
+    pub(crate) fn sources(&self, preludes: &Preludes) -> (String, String) {
+        let prelude = if self.stores_images {
+            &preludes.images
+        } else if self.precise {
+            preludes.precise.as_deref().unwrap_or(&preludes.plain)
+        } else {
+            &preludes.plain
+        };
+        let precise = if self.precise && preludes.precise.is_some() {
+            "#define PRECISE precise"
+        } else {
+            "#define PRECISE"
         };
         (
             format!("{prelude}\n{VERTEX}"),
-            format!("{prelude}\n{}\n{COMMON}\n{}", self.defines, self.body),
+            format!(
+                "{prelude}\n{precise}\n{}\n{COMMON}\n{}",
+                self.defines, self.body
+            ),
         )
+    }
+}
+
+/// The version lines a context compiles its kernels with: the oldest dialect each kind of
+/// kernel needs, so that one kernel file serves GL 3.3 to 4.6 and GLES 3.0 to 3.2.
+#[derive(Debug, Clone)]
+pub(crate) struct Preludes {
+    /// Every kernel: GLSL 3.30 or GLSL ES 3.00.
+    plain: String,
+    /// Image-store kernels: GLSL 4.30 or GLSL ES 3.10 (only where the device has them).
+    images: String,
+    /// Kernels that need `precise`, where the context has it.
+    precise: Option<String>,
+}
+
+/// The version line and extension that give `precise` in a context of this API, version
+/// and extensions, if any does.
+pub(crate) fn precise_extension(
+    gles: bool,
+    (major, minor): (u32, u32),
+    extensions: &[String],
+) -> Option<(&'static str, Option<&'static str>)> {
+    let has = |e: &str| extensions.iter().any(|x| x == e);
+    if gles {
+        if (major, minor) >= (3, 2) {
+            Some(("#version 320 es", None))
+        } else if (major, minor) >= (3, 1) {
+            ["GL_OES_gpu_shader5", "GL_EXT_gpu_shader5"]
+                .into_iter()
+                .find(|e| has(e))
+                .map(|e| ("#version 310 es", Some(e)))
+        } else {
+            None
+        }
+    } else if (major, minor) >= (4, 3) {
+        Some(("#version 430 core", None))
+    } else if (major, minor) >= (4, 0) {
+        Some(("#version 400 core", None))
+    } else {
+        has("GL_ARB_gpu_shader5").then_some(("#version 330 core", Some("GL_ARB_gpu_shader5")))
+    }
+}
+
+impl Preludes {
+    /// The preludes of a context of `api`, version and extensions.
+    pub(crate) fn new(api: GlApi, version: (u32, u32), extensions: &[String]) -> Self {
+        let gles = api == GlApi::Gles;
+        const ES_PRECISION: &str =
+            "precision highp float;\nprecision highp int;\nprecision highp sampler2D;";
+        let dialect = |line: &str, ext: Option<&str>| {
+            let ext = ext
+                .map(|e| format!("\n#extension {e} : require"))
+                .unwrap_or_default();
+            if gles {
+                format!("{line}{ext}\n{ES_PRECISION}")
+            } else {
+                format!("{line}{ext}")
+            }
+        };
+        Preludes {
+            plain: dialect(
+                if gles {
+                    "#version 300 es"
+                } else {
+                    "#version 330 core"
+                },
+                None,
+            ),
+            images: if gles {
+                format!(
+                    "{}\nprecision highp image2D;",
+                    dialect("#version 310 es", None)
+                )
+            } else {
+                dialect("#version 430 core", None)
+            },
+            precise: precise_extension(gles, version, extensions).map(|(l, e)| dialect(l, e)),
+        }
     }
 }
 
 const VERTEX: &str = include_str!("../../glsl/common/fullscreen.vert");
 const COMMON: &str = include_str!("../../glsl/common/common.glsl");
-
-/// Version prelude for desktop GL 3.3 core.
-const PRELUDE_GL33: &str = "#version 330 core";
-
-/// Version prelude for OpenGL ES 3.0: every kernel needs full 32-bit floats and ints.
-const PRELUDE_GLES30: &str =
-    "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;";
-
-/// Version prelude of the image-store kernels on desktop GL.
-const PRELUDE_GL43: &str = "#version 430 core";
-
-/// Version prelude of the image-store kernels on OpenGL ES.
-const PRELUDE_GLES31: &str = "#version 310 es\nprecision highp float;\n\
-     precision highp int;\nprecision highp sampler2D;\nprecision highp image2D;";
 
 #[cfg(test)]
 mod tests {
@@ -142,8 +225,9 @@ mod tests {
 
     #[test]
     fn sources_put_prelude_defines_helpers_and_body_in_order() {
+        let es = Preludes::new(GlApi::Gles, (3, 2), &[]);
         let k = Kernel::new("x.frag", "void main() {}").defines("#define A 1");
-        let (vs, fs) = k.sources(GlApi::Gles);
+        let (vs, fs) = k.sources(&es);
         assert!(vs.starts_with("#version 300 es"));
         let (p, d, c, b) = (
             fs.find("#version").unwrap(),
@@ -152,10 +236,44 @@ mod tests {
             fs.find("void main() {}").unwrap(),
         );
         assert!(p < d && d < c && c < b, "{fs}");
+        let gl = Preludes::new(GlApi::DesktopGl, (4, 5), &[]);
         let img = Kernel::new("y.frag", "").image_stores();
-        assert!(img.sources(GlApi::DesktopGl).1.starts_with("#version 430"));
-        assert!(img.sources(GlApi::Gles).1.starts_with("#version 310 es"));
+        assert!(img.sources(&gl).1.starts_with("#version 430"));
+        assert!(img.sources(&es).1.starts_with("#version 310 es"));
+        assert!(img.sources(&es).1.contains("precision highp image2D;"));
         assert!(PLAIN.body.contains("void main"));
         assert_eq!(PLAIN.key(), ("common/calib_copy.frag", ""));
+    }
+
+    #[test]
+    fn precise_comes_from_the_version_or_an_extension() {
+        let ext = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            precise_extension(false, (4, 3), &[]),
+            Some(("#version 430 core", None))
+        );
+        assert_eq!(precise_extension(false, (3, 3), &[]), None);
+        assert_eq!(
+            precise_extension(false, (3, 3), &ext(&["GL_ARB_gpu_shader5"])),
+            Some(("#version 330 core", Some("GL_ARB_gpu_shader5")))
+        );
+        assert_eq!(
+            precise_extension(true, (3, 2), &[]),
+            Some(("#version 320 es", None))
+        );
+        assert_eq!(
+            precise_extension(true, (3, 0), &ext(&["GL_EXT_gpu_shader5"])),
+            None
+        );
+        assert_eq!(
+            precise_extension(true, (3, 1), &ext(&["GL_EXT_gpu_shader5"])),
+            Some(("#version 310 es", Some("GL_EXT_gpu_shader5")))
+        );
+        let p = Kernel::new("z.frag", "").precise();
+        let gl = Preludes::new(GlApi::DesktopGl, (4, 3), &[]);
+        let fs = p.sources(&gl).1;
+        assert!(fs.starts_with("#version 430 core") && fs.contains("#define PRECISE precise"));
+        let old = Preludes::new(GlApi::DesktopGl, (3, 3), &[]);
+        assert!(p.sources(&old).1.contains("#define PRECISE\n"));
     }
 }

@@ -53,6 +53,8 @@ pub(crate) struct GlStrings {
     /// Whether fragment shaders can write two or more images and a framebuffer without
     /// attachments can be sized (GL 4.3 or GLES 3.1).
     pub image_stores: bool,
+    /// The context's version: (major, minor).
+    pub version_number: (u32, u32),
     pub extensions: Vec<String>,
 }
 
@@ -106,6 +108,7 @@ impl Gl {
                 image_stores: images_core
                     && self.framebuffer_parameteri.is_some()
                     && max_fragment_image_uniforms >= 2,
+                version_number: (v.major, v.minor),
                 renderer: self.gl.get_parameter_string(glow::RENDERER),
                 vendor: self.gl.get_parameter_string(glow::VENDOR),
                 version: self.gl.get_parameter_string(glow::VERSION),

@@ -121,6 +121,12 @@ impl Gl {
         unsafe { self.gl.uniform_2_i32(loc.as_ref(), v[0], v[1]) }
     }
 
+    pub(crate) fn set_vec4(&self, p: &Program, name: &'static str, v: [f32; 4]) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL.
+        unsafe { self.gl.uniform_4_f32(loc.as_ref(), v[0], v[1], v[2], v[3]) }
+    }
+
     pub(crate) fn set_f32(&self, p: &Program, name: &'static str, v: f32) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.

@@ -9,7 +9,7 @@
 //! (x, y) combines (x, y + k*rows_out)), and once one row is left, columns (fragment (x, 0)
 //! combines (x + k*width_out, 0)). Adjacent fragments read adjacent texels throughout.
 
-use crate::blas::args::{one_vector, two_vectors, Lead};
+use crate::blas::args::{check_span, one_vector, pass_inc, two_vectors};
 use crate::blas::level1::update::check_owners;
 use crate::blas::passes::{fold, SUM_REDUCE};
 use crate::device::buffer::Buffer;
@@ -21,9 +21,10 @@ use crate::layout::texels_for;
 
 /// A map pass: the kernel for operands of any increments, and the one compiled with
 /// `UNIT_STRIDE` for unit-stride operands laid out as wide as the grid (direct fetches).
-type Map = [&'static Kernel; 2];
+pub(crate) type Map = [&'static Kernel; 2];
 
-const UNIT: &str = "#define UNIT_STRIDE 1";
+/// The define of a map kernel's unit-stride variant.
+pub(crate) const UNIT: &str = "#define UNIT_STRIDE 1";
 static DOT_MAP: Kernel = crate::kernel!("level1/dot_map.frag");
 static DOT_MAP_UNIT: Kernel = crate::kernel!("level1/dot_map.frag").defines(UNIT);
 static ASUM_MAP: Kernel = crate::kernel!("level1/asum_map.frag");
@@ -77,16 +78,19 @@ pub(crate) const KERNELS: [&Kernel; 15] = [
 ];
 
 /// A vector operand of a map pass.
-struct Operand<'a> {
+pub(crate) struct Operand<'a> {
     /// Sampler, width and increment uniforms the kernel reads it through.
-    names: OperandNames,
-    buf: &'a Buffer,
-    inc: i32,
+    pub names: OperandNames,
+    pub buf: &'a Buffer,
+    pub inc: i32,
 }
 
-type OperandNames = (&'static str, &'static str, &'static str);
-const X: OperandNames = ("x", "x_width", "incx");
-const Y: OperandNames = ("y", "y_width", "incy");
+/// Sampler, width and increment uniform names of an operand.
+pub(crate) type OperandNames = (&'static str, &'static str, &'static str);
+/// The names of operand x.
+pub(crate) const X: OperandNames = ("x", "x_width", "incx");
+/// The names of operand y.
+pub(crate) const Y: OperandNames = ("y", "y_width", "incy");
 
 /// One fold of a `w x h` rectangle of texels: the output rectangle and the step between the
 /// texels a fragment combines. Rows fold first; a single row folds along its length.
@@ -109,7 +113,7 @@ fn bind_operand(gl: &Gl, p: &Program, unit: u32, op: &Operand) {
 
 /// Runs `map` over `n` logical elements and the ping-pong passes of `combine` until one
 /// texel is left. Returns the two scratch surfaces and the index of the one holding it.
-fn reduce_to_texel(
+pub(crate) fn reduce_to_texel(
     inner: &Inner,
     map: Map,
     operands: &[Operand],
@@ -118,8 +122,10 @@ fn reduce_to_texel(
     combine: &Kernel,
 ) -> Result<([Surface; 2], usize)> {
     let fan_in = inner.reduce_fan_in();
-    // The grid: the logical texels, as wide as the first operand's texture.
-    let grid_width = operands[0].buf.layout().width;
+    // The grid: the logical texels, laid out as a buffer of n elements would be (so as wide
+    // as a unit-stride operand of more than one row; a zero increment may leave an operand
+    // of one texel, whose width could not hold the grid).
+    let grid_width = inner.layout(n as usize)?.width;
     let grid_rows = texels_for(n as usize).div_ceil(grid_width as usize) as u32;
     let ((w, h), step) = fold_rect(grid_width, grid_rows, fan_in);
     let pair = [inner.take_surface(w, h)?, inner.take_surface(w, h)?];
@@ -205,6 +211,54 @@ fn sum_reduction(
     out
 }
 
+/// The increments a dot-product pass walks with: both reversed walks pair the same elements
+/// as both forward ones, and a single element is element 0 whatever the increments.
+pub(crate) fn dot_incs(n: i32, incx: i32, incy: i32) -> (i32, i32) {
+    if incx == -1 && incy == -1 {
+        (1, 1)
+    } else {
+        (pass_inc(n, incx), pass_inc(n, incy))
+    }
+}
+
+/// A reduction's scalar result: in a 1x1 surface, or computed on the host.
+enum Scalar {
+    Gpu(Surface),
+    Host(f32),
+}
+
+impl Scalar {
+    /// The value (a sync for a GPU result).
+    fn read(self, inner: &Inner, routine: &'static str) -> Result<f32> {
+        match self {
+            Scalar::Gpu(s) => read_scalar(inner, s, routine),
+            Scalar::Host(v) => Ok(v),
+        }
+    }
+
+    /// The value as a one-element buffer.
+    fn into_buffer(self, ctx: &Context, routine: &'static str) -> Result<Buffer> {
+        match self {
+            Scalar::Gpu(s) => scalar_buffer(ctx, s, routine),
+            Scalar::Host(v) => ctx.upload(&[v]),
+        }
+    }
+}
+
+/// Element 0 of a buffer.
+pub(crate) fn first(b: &Buffer) -> Result<f32> {
+    let mut v = [0.0f32];
+    b.read_into(&mut v)?;
+    Ok(v[0])
+}
+
+/// The sum of `n` copies of `x*y`, in closed form: `n x y` with the product exact in f64
+/// and one rounding. (Reference adds the copies one by one, each addition rounding; this
+/// is the exact sum, rounded once.)
+pub(crate) fn repeated_product(n: i32, x: f32, y: f32) -> f64 {
+    n as f64 * (x as f64 * y as f64)
+}
+
 /// Reads lane 0 of a 1x1 surface (the one sync of a host-valued reduction) and pools it.
 fn read_scalar(inner: &Inner, s: Surface, routine: &'static str) -> Result<f32> {
     let gl = inner.enter()?;
@@ -229,18 +283,18 @@ impl Context {
         incx: i32,
         y: &Buffer,
         incy: i32,
-    ) -> Result<Option<Surface>> {
+    ) -> Result<Option<Scalar>> {
         const R: &str = "sdot";
         check_owners(self, x, y)?;
-        if !two_vectors(R, Lead::N, n, false, (x.len(), incx), (y.len(), incy))? {
+        if !two_vectors(R, n, false, (x.len(), incx), (y.len(), incy))? {
             return Ok(None);
         }
-        // Both reversed walks pair the same elements as both forward ones.
-        let (incx, incy) = if incx == -1 && incy == -1 {
-            (1, 1)
-        } else {
-            (incx, incy)
-        };
+        if incx == 0 && incy == 0 {
+            // n copies of one product: n may exceed what a pass's grid can hold.
+            let (x0, y0) = (first(x)?, first(y)?);
+            return Ok(Some(Scalar::Host(repeated_product(n, x0, y0) as f32)));
+        }
+        let (incx, incy) = dot_incs(n, incx, incy);
         let ops = [
             Operand {
                 names: X,
@@ -253,16 +307,14 @@ impl Context {
                 inc: incy,
             },
         ];
-        sum_reduction(&self.inner, DOT, &ops, None, n, &SUM_FINAL).map(Some)
+        sum_reduction(&self.inner, DOT, &ops, None, n, &SUM_FINAL).map(|s| Some(Scalar::Gpu(s)))
     }
 
     /// The dot product of `n` elements of `x` and `y` (increments `incx`, `incy`); 0 for
     /// `n <= 0`. Waits for the GPU once, to read the result.
     pub fn sdot(&self, n: i32, x: &Buffer, incx: i32, y: &Buffer, incy: i32) -> Result<f32> {
-        match self.dot_surface(n, x, incx, y, incy)? {
-            Some(s) => read_scalar(&self.inner, s, "sdot"),
-            None => Ok(0.0),
-        }
+        self.dot_surface(n, x, incx, y, incy)?
+            .map_or(Ok(0.0), |s| s.read(&self.inner, "sdot"))
     }
 
     /// [`Context::sdot`] with the result left on the GPU as a one-element buffer, so that
@@ -276,7 +328,7 @@ impl Context {
         incy: i32,
     ) -> Result<Buffer> {
         match self.dot_surface(n, x, incx, y, incy)? {
-            Some(s) => scalar_buffer(self, s, "sdot"),
+            Some(s) => s.into_buffer(self, "sdot"),
             None => self.upload(&[0.0]),
         }
     }
@@ -284,7 +336,7 @@ impl Context {
     fn asum_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
         const R: &str = "sasum";
         x.check_owner(self, "x")?;
-        if !one_vector(R, Lead::N, n, x.len(), incx)? {
+        if !one_vector(R, n, x.len(), incx)? {
             return Ok(None);
         }
         let ops = [Operand {
@@ -295,7 +347,7 @@ impl Context {
         sum_reduction(&self.inner, ASUM, &ops, None, n, &SUM_FINAL).map(Some)
     }
 
-    /// Sum of `|x_i|` over `n` elements with increment `incx`; 0 for `n <= 0` or `incx < 0`
+    /// Sum of `|x_i|` over `n` elements with increment `incx`; 0 for `n <= 0` or `incx <= 0`
     /// (reference BLAS).
     pub fn sasum(&self, n: i32, x: &Buffer, incx: i32) -> Result<f32> {
         match self.asum_surface(n, x, incx)? {
@@ -312,12 +364,22 @@ impl Context {
         }
     }
 
-    fn nrm2_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Surface>> {
+    fn nrm2_surface(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<Scalar>> {
         const R: &str = "snrm2";
         x.check_owner(self, "x")?;
-        if !one_vector(R, Lead::N, n, x.len(), incx)? {
+        // Reference 3.10 and later (snrm2.f90): a negative increment walks from the end, a
+        // zero one reads x[0] n times; only n <= 0 returns at once. The norm of a set does
+        // not depend on the order, so a negative increment walks forward.
+        if n <= 0 {
             return Ok(None);
         }
+        check_span(R, "x", x.len(), n, incx)?;
+        if incx == 0 {
+            // x[0] n times: sqrt(n) |x[0]| (n may exceed what a pass's grid can hold).
+            let v = (n as f64).sqrt() * first(x)?.abs() as f64;
+            return Ok(Some(Scalar::Host(v as f32)));
+        }
+        let incx = pass_inc(n, i32::try_from(incx.unsigned_abs()).unwrap_or(i32::MAX));
         let inner = &self.inner;
         let ops = [Operand {
             names: X,
@@ -333,23 +395,23 @@ impl Context {
         let scale = scale?;
         let out = sum_reduction(inner, SSQ, &ops, Some(("scale", &scale)), n, &NRM2_FINAL);
         inner.give_surface(scale);
-        out.map(Some)
+        out.map(|s| Some(Scalar::Gpu(s)))
     }
 
     /// Euclidean norm of `n` elements with increment `incx`, scaled by the largest magnitude
     /// so that values near the ends of the f32 range neither overflow nor underflow; 0 for
-    /// `n <= 0` or `incx < 0` (reference BLAS). A NaN gives NaN, an Inf (without NaN) Inf.
+    /// `n <= 0`. As reference BLAS 3.10 and later: a negative increment walks from the end
+    /// (the same norm), a zero one reads `x[0]` `n` times. A NaN gives NaN, an Inf (without
+    /// NaN) Inf.
     pub fn snrm2(&self, n: i32, x: &Buffer, incx: i32) -> Result<f32> {
-        match self.nrm2_surface(n, x, incx)? {
-            Some(s) => read_scalar(&self.inner, s, "snrm2"),
-            None => Ok(0.0),
-        }
+        self.nrm2_surface(n, x, incx)?
+            .map_or(Ok(0.0), |s| s.read(&self.inner, "snrm2"))
     }
 
     /// [`Context::snrm2`] with the result left on the GPU as a one-element buffer.
     pub fn snrm2_device(&self, n: i32, x: &Buffer, incx: i32) -> Result<Buffer> {
         match self.nrm2_surface(n, x, incx)? {
-            Some(s) => scalar_buffer(self, s, "snrm2"),
+            Some(s) => s.into_buffer(self, "snrm2"),
             None => self.upload(&[0.0]),
         }
     }
@@ -357,13 +419,13 @@ impl Context {
     /// Index (0-based) of the first element of largest `|x_i|` among `n` elements with
     /// increment `incx`, as reference BLAS's loop finds it: a NaN never compares larger, so
     /// NaNs are passed over, unless the first element is a NaN, which then wins. `None` for
-    /// `n <= 0` or `incx < 0`.
+    /// `n <= 0` or `incx <= 0`.
     ///
     /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
         const R: &str = "isamax";
         x.check_owner(self, "x")?;
-        if !one_vector(R, Lead::N, n, x.len(), incx)? {
+        if !one_vector(R, n, x.len(), incx)? {
             return Ok(None);
         }
         let inner = &self.inner;

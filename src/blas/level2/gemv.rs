@@ -1,7 +1,7 @@
 //! sgemv: y := alpha*op(A)*x + beta*y, its argument rules (pure, unit-tested below) and
 //! its two kernels.
 
-use crate::blas::args::{check_span, invalid};
+use crate::blas::args::{check_inc, check_span, invalid, pass_inc};
 use crate::blas::level1::update::{update, Op};
 use crate::blas::passes::{fold, in_spans, SUM_REDUCE};
 use crate::blas::types::{Layout, Transpose};
@@ -49,6 +49,35 @@ impl GemvShape {
     pub fn a_span(&self) -> usize {
         crate::blas::args::matrix_span(self.rows, self.cols, self.lda)
     }
+
+    /// Reference SGEMV's quick return: `m == 0`, `n == 0`, or `alpha == 0` with `beta == 1`.
+    pub fn quick_return(&self, alpha: f32, beta: f32) -> bool {
+        self.rows == 0 || self.cols == 0 || (alpha == 0.0 && beta == 1.0)
+    }
+
+    /// Checks that A, x and y (their lengths) hold what the call reads: A and x only when
+    /// `alpha != 0`, y always. Call after [`GemvShape::quick_return`].
+    pub fn check_lengths(
+        &self,
+        alpha: f32,
+        (a, x, y): (usize, usize, usize),
+        incx: i32,
+        incy: i32,
+    ) -> Result<()> {
+        const R: &str = "sgemv";
+        if alpha != 0.0 {
+            if self.a_span() > a {
+                return Err(Error::TooShort {
+                    routine: R,
+                    param: "a",
+                    needed: self.a_span(),
+                    len: a,
+                });
+            }
+            check_span(R, "x", x, self.len_x() as i32, incx)?;
+        }
+        check_span(R, "y", y, self.len_y() as i32, incy)
+    }
 }
 
 /// Validates sgemv arguments and returns the column-major form of the call.
@@ -92,12 +121,8 @@ pub(crate) fn gemv_shape(
             format!("{lda} is less than max(1, {rows})"),
         ));
     }
-    if incx == 0 {
-        return Err(invalid(R, "incx", 9, "must not be zero"));
-    }
-    if incy == 0 {
-        return Err(invalid(R, "incy", 12, "must not be zero"));
-    }
+    check_inc(R, "incx", 9, incx)?;
+    check_inc(R, "incy", 12, incy)?;
     Ok(GemvShape {
         rows: rows as usize,
         cols: cols as usize,
@@ -284,19 +309,11 @@ impl Context {
         x.check_owner(self, "x")?;
         y.check_owner(self, "y")?;
         let s = gemv_shape(layout, trans, m, n, lda, incx, incy)?;
-        if s.a_span() > a.len() {
-            return Err(Error::TooShort {
-                routine: R,
-                param: "a",
-                needed: s.a_span(),
-                len: a.len(),
-            });
-        }
-        check_span(R, "x", x.len(), s.len_x() as i32, incx)?;
-        check_span(R, "y", y.len(), s.len_y() as i32, incy)?;
-        if s.rows == 0 || s.cols == 0 || (alpha == 0.0 && beta == 1.0) {
+        if s.quick_return(alpha, beta) {
             return Ok(());
         }
+        s.check_lengths(alpha, (a.len(), x.len(), y.len()), incx, incy)?;
+        let incy = pass_inc(s.len_y() as i32, incy);
         let fits = vec4_applies(&s, incx);
         if alpha != 0.0 {
             match kernel {

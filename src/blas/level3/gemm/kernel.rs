@@ -155,6 +155,12 @@ impl GemmKernel {
     /// blocks, and the sizes of its scratch textures).
     pub(crate) fn runs(self, info: &DeviceInfo, s: &GemmShape) -> bool {
         let max = info.max_texture_size as usize;
+        // A BLAS dimension is an i32; anything larger (only `sgemm_kernel_for` and
+        // `tune_sgemm` can name one) fits no packed texture, and the size arithmetic below
+        // stays far from overflow within it.
+        if s.m.max(s.n).max(s.k) > i32::MAX as usize {
+            return matches!(self, GemmKernel::Auto | GemmKernel::Generic);
+        }
         self.kernels().0.runs_on(info)
             && match self {
                 GemmKernel::Auto | GemmKernel::Generic => true,
@@ -181,7 +187,7 @@ impl GemmKernel {
 /// on both devices), and the generic one only for small products (where one pass can beat
 /// three).
 pub(crate) fn candidates(info: &DeviceInfo, s: &GemmShape) -> Vec<GemmKernel> {
-    let small = s.m * s.n * s.k <= 1 << 21;
+    let small = s.m.saturating_mul(s.n).saturating_mul(s.k) <= 1 << 21;
     let mrt4 = GemmKernel::Mrt4.runs(info, s);
     GemmKernel::ALL
         .into_iter()

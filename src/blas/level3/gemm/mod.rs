@@ -114,29 +114,12 @@ impl Context {
         b.check_owner(self, "b")?;
         c.check_owner(self, "c")?;
         let s = gemm_shape(layout, transa, transb, m, n, k, lda, ldb, ldc)?;
-        // In column-major form A and B are the user's B and A for a row-major call.
-        let (ca, cb, a_name, b_name) = if s.swapped {
-            (b, a, "b", "a")
-        } else {
-            (a, b, "a", "b")
-        };
-        for (buf, name, needed) in [
-            (ca, a_name, s.a_span()),
-            (cb, b_name, s.b_span()),
-            (&*c, "c", s.c_span()),
-        ] {
-            if needed > buf.len() {
-                return Err(Error::TooShort {
-                    routine: R,
-                    param: name,
-                    needed,
-                    len: buf.len(),
-                });
-            }
-        }
-        if s.m == 0 || s.n == 0 || ((alpha == 0.0 || s.k == 0) && beta == 1.0) {
+        if s.quick_return(alpha, beta) {
             return Ok(());
         }
+        s.check_lengths(alpha, a.len(), b.len(), c.len())?;
+        // In column-major form A and B are the user's B and A for a row-major call.
+        let (ca, cb) = if s.swapped { (b, a) } else { (a, b) };
         let inner = &self.inner;
         let call = GemmCall {
             s: &s,
@@ -147,7 +130,9 @@ impl Context {
             c,
         };
         let out = if alpha == 0.0 || s.k == 0 {
-            generic_pass(inner, &call, 0)?
+            // C := beta*C without A or B, and without alpha: reference skips the product
+            // altogether, so a NaN or Inf alpha does not reach C when k == 0.
+            generic_pass(inner, &GemmCall { alpha: 0.0, ..call }, 0)?
         } else {
             let info = self.info();
             let kernel = match kernel {

@@ -7,7 +7,7 @@
 
 use crate::blas::args::{invalid, matrix_span};
 use crate::blas::types::{Layout, Transpose};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// A column-major matrix operand: element (r, c) of the stored matrix is at `r + c * ld`;
 /// with `trans`, the operand is the transpose of what is stored.
@@ -71,6 +71,41 @@ impl GemmShape {
     /// Elements C spans.
     pub fn c_span(&self) -> usize {
         matrix_span(self.m, self.n, self.ldc)
+    }
+
+    /// Reference SGEMM's quick return: `m == 0`, `n == 0`, or `(alpha == 0 or k == 0)` with
+    /// `beta == 1`. Nothing is read or written.
+    pub fn quick_return(&self, alpha: f32, beta: f32) -> bool {
+        self.m == 0 || self.n == 0 || ((alpha == 0.0 || self.k == 0) && beta == 1.0)
+    }
+
+    /// Checks that the user's A, B and C (lengths in the user's order) hold what the call
+    /// reads: A and B only when the product is formed (`alpha != 0` and `k > 0`), C always.
+    /// Call after [`GemmShape::quick_return`].
+    pub fn check_lengths(&self, alpha: f32, a: usize, b: usize, c: usize) -> Result<()> {
+        // In column-major form A and B are the user's B and A for a row-major call.
+        let (ua, ub) = if self.swapped {
+            (self.b_span(), self.a_span())
+        } else {
+            (self.a_span(), self.b_span())
+        };
+        let product = alpha != 0.0 && self.k > 0;
+        let operands = [
+            ("a", ua, a, product),
+            ("b", ub, b, product),
+            ("c", self.c_span(), c, true),
+        ];
+        for (param, needed, len, read) in operands {
+            if read && needed > len {
+                return Err(Error::TooShort {
+                    routine: "sgemm",
+                    param,
+                    needed,
+                    len,
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -155,7 +190,6 @@ pub(crate) fn gemm_shape(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
     use Layout::*;
     use Transpose::*;
 

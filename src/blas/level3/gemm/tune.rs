@@ -211,6 +211,14 @@ impl Context {
                 "tune_sgemm: m={m}, n={n}, k={k}: an empty product has nothing to time"
             )));
         }
+        let max = self.max_buffer_len();
+        let fits = |a: usize, b: usize| a.checked_mul(b).is_some_and(|v| v <= max);
+        if !(fits(m, k) && fits(k, n) && fits(m, n)) {
+            return Err(Error::Unsupported(format!(
+                "tune_sgemm: m={m}, n={n}, k={k} needs matrices larger than the {max} floats a \
+                 buffer of this context can hold"
+            )));
+        }
         let s = GemmShape::plain(m, n, k);
         let fill = |len: usize, seed: u32| {
             (0..len)
@@ -220,7 +228,7 @@ impl Context {
                 })
                 .collect::<Vec<f32>>()
         };
-        let a = self.upload(&fill(m.saturating_mul(k), 1))?;
+        let a = self.upload(&fill(m * k, 1))?;
         let b = self.upload(&fill(k * n, 2))?;
         let mut c = self.zeros(m * n)?;
         self.tune_shape(&s, &a, &b, &mut c)
