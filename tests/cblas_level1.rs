@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use fragblas::{cblas, Error};
 
-const INCS: [i32; 5] = [-3, -1, 1, 2, 5];
+const INCS: [i32; 6] = [-3, -1, 0, 1, 2, 5];
 
 #[test]
 fn host_level1_matches_blas_and_leaves_the_rest_alone() {
@@ -61,38 +61,25 @@ fn host_level1_matches_blas_and_leaves_the_rest_alone() {
             let mut x = xi.clone();
             cblas::sscal(&ctx, n, -2.0, &mut x, incx).unwrap();
             let mut want = xi.clone();
-            if incx > 0 {
-                cpu::sscal(n, -2.0, &mut want, incx);
-            }
-            // Integers times -2 are exact; a negative increment leaves x as it was.
+            cpu::sscal(n, -2.0, &mut want, incx);
+            // Integers times -2 are exact; incx <= 0 leaves x as it was.
             assert_same_slices(&format!("sscal {what}"), &x, &want);
-            let (asum, iamax) = if incx > 0 {
-                let i = if n > 0 {
-                    cpu::isamax(n, &xi, incx) + 1
-                } else {
-                    0
-                };
-                (cpu::sasum(n, &xi, incx), i)
-            } else {
-                (0.0, 0)
-            };
+            // Reference CBLAS: 0 for incx <= 0 or n <= 0, else the 0-based index.
+            let (asum, iamax) = (cpu::sasum(n, &xi, incx), cpu::isamax(n, &xi, incx));
             assert_eq!(
                 cblas::sasum(&ctx, n, &xi, incx).unwrap(),
                 asum,
                 "sasum {what}"
             );
-            // 1-based, 0 when there is no element.
+            // 0-based, as C CBLAS; 0 when there is no element.
             assert_eq!(
                 cblas::isamax(&ctx, n, &xi, incx).unwrap(),
                 iamax,
                 "isamax {what}"
             );
+            // snrm2 walks every increment (reference 3.10 and later).
             let nrm = cblas::snrm2(&ctx, n, &xi, incx).unwrap();
-            let want = if incx > 0 {
-                cpu::snrm2(n, &xi, incx)
-            } else {
-                0.0
-            };
+            let want = cpu::snrm2(n, &xi, incx);
             assert!(
                 (nrm - want).abs() <= 1e-5 * want,
                 "snrm2 {what}: {nrm} vs {want}"
@@ -119,21 +106,34 @@ fn short_slices_are_errors_not_panics() {
         cblas::scopy(&ctx, 6, &x, 1, &mut y, 1),
         Err(Error::TooShort { .. })
     ));
-    assert!(matches!(
-        cblas::sdot(&ctx, 2, &x, 1, &y, 0),
-        Err(Error::InvalidArgument {
-            param: "incy",
-            position: 5,
-            ..
+    // Zero increments are legal in level 1; sscal returns at once for incx <= 0.
+    assert_eq!(cblas::sdot(&ctx, 2, &x, 1, &y, 0), Ok(4.0));
+    assert_eq!(cblas::sscal(&ctx, 2, 3.0, &mut y, 0), Ok(()));
+    // scopy with a far-reaching x and y[..1] with incy == 0: the length of x is checked
+    // (the argument reference would walk), and with x long enough y[0] gets x's last
+    // element in walk order, which for incx < 0 is x[0].
+    let long = vec![7.0f32; 254_763];
+    let mut one = [0.0f32];
+    assert_eq!(
+        cblas::scopy(&ctx, 127_382, &long[..1000], -2, &mut one, 0),
+        Err(Error::TooShort {
+            routine: "scopy",
+            param: "x",
+            needed: 254_763,
+            len: 1000
         })
-    ));
-    assert!(matches!(
-        cblas::sscal(&ctx, 2, 1.0, &mut y, 0),
-        Err(Error::InvalidArgument {
-            param: "incx",
-            position: 4,
-            ..
-        })
-    ));
+    );
+    assert_eq!(one, [0.0]);
+    cblas::scopy(&ctx, 127_382, &long, -2, &mut one, 0).unwrap();
+    assert_eq!(one, [7.0]);
+    // Quick returns need no slices at all: sasum/snrm2/isamax of n > 0 with incx <= 0 or
+    // n <= 0 read nothing (and upload nothing).
+    assert_eq!(cblas::sasum(&ctx, 1_000_000, &[], -1), Ok(0.0));
+    assert_eq!(cblas::isamax(&ctx, 1_000_000, &[], 0), Ok(0));
+    assert_eq!(cblas::snrm2(&ctx, -5, &[], 1), Ok(0.0));
+    assert_eq!(
+        cblas::saxpy(&ctx, 1_000_000, 0.0, &[], 1, &mut [], 1),
+        Ok(())
+    );
     assert_eq!(y, [2.0; 5]);
 }

@@ -640,3 +640,152 @@ fn sgemv_matches_blas() {
         }
     }
 }
+
+#[test]
+fn sgemm_with_k_zero_never_uses_alpha() {
+    // Reference: k == 0 (like alpha == 0) gives C := beta*C without forming the product,
+    // so a NaN or Inf alpha does not reach C; beta == 0 gives zeros.
+    let ctx = ctx();
+    let c0 = [1.0f32, -2.0, 3.0, f32::NAN];
+    for alpha in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 2.0] {
+        for (beta, want) in [(0.5f32, [0.5, -1.0, 1.5]), (0.0, [0.0, 0.0, 0.0])] {
+            let mut gc = ctx.upload(&c0).unwrap();
+            let (a, b) = (
+                ctx.upload(&[f32::NAN]).unwrap(),
+                ctx.upload(&[f32::NAN]).unwrap(),
+            );
+            ctx.sgemm(
+                ColMajor, NoTrans, NoTrans, 3, 1, 0, alpha, &a, 3, &b, 1, beta, &mut gc, 3,
+            )
+            .unwrap();
+            let got = gc.to_vec().unwrap();
+            assert_eq!(&got[..3], &want, "alpha {alpha} beta {beta}");
+            assert!(got[3].is_nan(), "outside the window");
+            let mut host = c0;
+            fragblas::cblas::sgemm(
+                &ctx,
+                ColMajor,
+                NoTrans,
+                NoTrans,
+                3,
+                1,
+                0,
+                alpha,
+                &[],
+                3,
+                &[],
+                1,
+                beta,
+                &mut host,
+                3,
+            )
+            .unwrap();
+            assert_eq!(&host[..3], &want, "cblas alpha {alpha} beta {beta}");
+            let mut cpu = c0;
+            cpu_gemm::sgemm(
+                ColMajor,
+                NoTrans,
+                NoTrans,
+                3,
+                1,
+                0,
+                alpha,
+                &[0.0],
+                3,
+                &[0.0],
+                1,
+                beta,
+                &mut cpu,
+                3,
+            );
+            assert_eq!(&cpu[..3], &want, "reference");
+        }
+    }
+}
+
+#[test]
+fn quick_returns_need_no_operands() {
+    // m == 0, n == 0, or (alpha == 0 or k == 0) with beta == 1: nothing is read, so empty
+    // slices are fine and nothing is uploaded or written; alpha == 0 reads only C.
+    let ctx = ctx();
+    let mut c = [5.0f32; 4];
+    for (m, n, k, alpha, beta) in [
+        (0, 2, 2, 1.0, 0.0),
+        (2, 0, 2, 1.0, 0.0),
+        (2, 2, 2, 0.0, 1.0),
+        (2, 2, 0, 1.0, 1.0),
+    ] {
+        fragblas::cblas::sgemm(
+            &ctx,
+            ColMajor,
+            NoTrans,
+            NoTrans,
+            m,
+            n,
+            k,
+            alpha,
+            &[],
+            2,
+            &[],
+            2,
+            beta,
+            &mut c,
+            2,
+        )
+        .unwrap();
+        assert_eq!(c, [5.0; 4]);
+    }
+    fragblas::cblas::sgemm(
+        &ctx,
+        RowMajor,
+        Trans,
+        NoTrans,
+        2,
+        2,
+        3,
+        0.0,
+        &[],
+        2,
+        &[],
+        2,
+        2.0,
+        &mut c,
+        2,
+    )
+    .unwrap();
+    assert_eq!(c, [10.0; 4]);
+    let mut y = [1.0f32, 2.0];
+    fragblas::cblas::sgemv(
+        &ctx,
+        ColMajor,
+        NoTrans,
+        2,
+        3,
+        0.0,
+        &[],
+        2,
+        &[],
+        1,
+        -1.0,
+        &mut y,
+        1,
+    )
+    .unwrap();
+    assert_eq!(y, [-1.0, -2.0]);
+    fragblas::cblas::sgemv(
+        &ctx,
+        ColMajor,
+        NoTrans,
+        0,
+        3,
+        1.0,
+        &[],
+        1,
+        &[],
+        1,
+        0.0,
+        &mut [],
+        1,
+    )
+    .unwrap();
+}
