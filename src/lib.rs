@@ -68,7 +68,7 @@ pub mod tune {
 
 pub use blas::level2::gemv::GemvKernel;
 pub use blas::level3::gemm::kernel::GemmKernel;
-pub use blas::types::{Layout, Transpose};
+pub use blas::types::{Diag, Layout, Side, Transpose, Uplo};
 pub use device::buffer::{Buffer, PendingRead};
 pub use device::calibrate::Ceilings;
 pub use device::context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};

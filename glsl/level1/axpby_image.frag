@@ -1,8 +1,9 @@
 // In-place level-1 update of unit-stride vectors whose textures have the same width, over
 // the first n elements (elements at or past n are not written). MODE 0: y := alpha*x +
-// beta*y (op 1; with beta == 0 the old y is not used, so a NaN in it does not leak) or
-// y := x (op 0). MODE 1: the exchange of x and y. MODE 2: the plane rotation
-// x := h.x*x + h.y*y, y := h.z*x + h.w*y (every product taken, as reference srot/srotm do).
+// beta*y (op 1; with beta == 0 the old y is not used, so a NaN in it does not leak),
+// y := x (op 0), or y := beta*y (op 3; 0 for beta == 0). MODE 1: the exchange of x and y.
+// MODE 2: the plane rotation x := h.x*x + h.y*y, y := h.z*x + h.w*y (every product taken,
+// as reference srot/srotm do).
 //
 // A fragment that renders one texel is bound by the fragment rate, not by bandwidth; so this
 // kernel renders nothing and writes through image stores, PER texels per fragment. Fragment
@@ -51,6 +52,9 @@ void main() {
             if (beta != 0.0) {
                 v += beta * yv;
             }
+        }
+        if (op == 3) {
+            v = beta == 0.0 ? vec4(0.0) : beta * yv;
         }
         imageStore(y_out, c, select4(yv, v, live));
 #endif

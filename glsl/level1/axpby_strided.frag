@@ -1,7 +1,8 @@
 // y := alpha*x + beta*y (op 1) or y := x (op 0) elementwise over n logical elements; y has a
 // non-zero increment, x any (negative ones walk from the end, a zero one repeats x[0], as in
 // reference BLAS). Elements of y that no logical index touches keep their value. With beta
-// == 0 the old y is not read; op 2 takes both products always (a row of a plane rotation).
+// == 0 the old y is not read; op 2 takes both products always (a row of a plane rotation);
+// op 3 is y := beta*y (0 for beta == 0, y not read).
 uniform sampler2D x;
 uniform int x_width;
 uniform int incx;
@@ -37,6 +38,9 @@ void main() {
             v = alpha * xv;
             if (beta != 0.0 || op == 2) {
                 v += beta * r[c];
+            }
+            if (op == 3) {
+                v = beta == 0.0 ? 0.0 : beta * r[c];
             }
         }
         r[c] = v;

@@ -1,7 +1,7 @@
 // y := alpha*x + beta*y (op 1) or y := x (op 0) for the first n elements of unit-stride
 // vectors; elements at or past n keep their value. With beta == 0 the old y is not read
 // (so a NaN in y does not leak); op 2 computes alpha*x + beta*y taking both products always
-// (a row of a plane rotation). One texel (4 elements) per fragment, one fetch per input.
+// (a row of a plane rotation); op 3 is y := beta*y (0 for beta == 0, y not read). One texel (4 elements) per fragment, one fetch per input.
 uniform sampler2D x;
 uniform int x_width;
 uniform sampler2D y;
@@ -26,6 +26,9 @@ void main() {
         v = alpha * xv;
         if (beta != 0.0 || op == 2) {
             v += beta * yv;
+        }
+        if (op == 3) {
+            v = beta == 0.0 ? vec4(0.0) : beta * yv;
         }
     }
     result = select4(yv, v, live_lanes(t, n));

@@ -35,3 +35,41 @@ impl Transpose {
         }
     }
 }
+
+/// Which triangle of a symmetric or triangular matrix is stored and referenced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Uplo {
+    /// The upper triangle (CBLAS `CblasUpper`, 121).
+    Upper,
+    /// The lower triangle (CBLAS `CblasLower`, 122).
+    Lower,
+}
+
+impl Uplo {
+    /// The other triangle: a row-major triangle is the other triangle of the column-major
+    /// transpose.
+    pub(crate) fn flip(self) -> Uplo {
+        match self {
+            Uplo::Upper => Uplo::Lower,
+            Uplo::Lower => Uplo::Upper,
+        }
+    }
+}
+
+/// Whether a triangular matrix has an implicit unit diagonal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Diag {
+    /// The diagonal is stored and used (CBLAS `CblasNonUnit`, 131).
+    NonUnit,
+    /// The diagonal is taken as all ones and not read (CBLAS `CblasUnit`, 132).
+    Unit,
+}
+
+/// On which side of B a matrix multiplies (level 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// op(A) B (CBLAS `CblasLeft`, 141).
+    Left,
+    /// B op(A) (CBLAS `CblasRight`, 142).
+    Right,
+}

@@ -65,12 +65,8 @@ impl DeviceInfo {
         api: GlApi,
         flushes_subnormals: bool,
     ) -> Result<Self> {
-        let precise_qualifier = crate::device::kernel::precise_extension(
-            api == GlApi::Gles,
-            s.version_number,
-            &s.extensions,
-        )
-        .is_some();
+        let precise_qualifier =
+            precise_extension(api == GlApi::Gles, s.version_number, &s.extensions).is_some();
         let info = DeviceInfo {
             precise_qualifier,
             renderer: s.renderer,
@@ -104,5 +100,33 @@ impl DeviceInfo {
     /// Whether the context lists GL extension `name`.
     pub(crate) fn has_extension(&self, name: &str) -> bool {
         self.extensions.iter().any(|e| e == name)
+    }
+}
+
+/// The version line and extension that give `precise` in a context of this API, version
+/// and extensions, if any does.
+pub(crate) fn precise_extension(
+    gles: bool,
+    (major, minor): (u32, u32),
+    extensions: &[String],
+) -> Option<(&'static str, Option<&'static str>)> {
+    let has = |e: &str| extensions.iter().any(|x| x == e);
+    if gles {
+        if (major, minor) >= (3, 2) {
+            Some(("#version 320 es", None))
+        } else if (major, minor) >= (3, 1) {
+            ["GL_OES_gpu_shader5", "GL_EXT_gpu_shader5"]
+                .into_iter()
+                .find(|e| has(e))
+                .map(|e| ("#version 310 es", Some(e)))
+        } else {
+            None
+        }
+    } else if (major, minor) >= (4, 3) {
+        Some(("#version 430 core", None))
+    } else if (major, minor) >= (4, 0) {
+        Some(("#version 400 core", None))
+    } else {
+        has("GL_ARB_gpu_shader5").then_some(("#version 330 core", Some("GL_ARB_gpu_shader5")))
     }
 }

@@ -5,7 +5,7 @@
 //! of `glsl/common/common.glsl` and the kernel file, in that order; nothing else is pasted
 //! in.
 
-use crate::device::info::DeviceInfo;
+use crate::device::info::{precise_extension, DeviceInfo};
 use crate::gl::egl::GlApi;
 
 /// One fragment kernel and its requirements.
@@ -17,6 +17,9 @@ pub(crate) struct Kernel {
     pub body: &'static str,
     /// `#define` lines compiled in ahead of the file (one file can make several kernels).
     pub defines: &'static str,
+    /// Helpers a family of kernels shares (a file of its own, e.g.
+    /// `glsl/level2/storage.glsl`), compiled after the common ones and before the body.
+    pub header: &'static str,
     /// Render targets the kernel writes (a device with fewer draw buffers cannot link it).
     pub draw_buffers: u32,
     /// Uniform blocks the kernel reads, each of `block_bytes` bytes.
@@ -50,6 +53,7 @@ impl Kernel {
             name,
             body,
             defines: "",
+            header: "",
             draw_buffers: 1,
             uniform_blocks: 0,
             block_bytes: 0,
@@ -68,6 +72,12 @@ impl Kernel {
     /// The same kernel compiled with `defines` (`#define` lines).
     pub(crate) const fn defines(mut self, defines: &'static str) -> Self {
         self.defines = defines;
+        self
+    }
+
+    /// Compiles the family helpers `header` in before the body.
+    pub(crate) const fn header(mut self, header: &'static str) -> Self {
+        self.header = header;
         self
     }
 
@@ -129,8 +139,8 @@ impl Kernel {
         (
             format!("{prelude}\n{VERTEX}"),
             format!(
-                "{prelude}\n{precise}\n{}\n{COMMON}\n{}",
-                self.defines, self.body
+                "{prelude}\n{precise}\n{}\n{COMMON}\n{}\n{}",
+                self.defines, self.header, self.body
             ),
         )
     }
@@ -146,34 +156,6 @@ pub(crate) struct Preludes {
     images: String,
     /// Kernels that need `precise`, where the context has it.
     precise: Option<String>,
-}
-
-/// The version line and extension that give `precise` in a context of this API, version
-/// and extensions, if any does.
-pub(crate) fn precise_extension(
-    gles: bool,
-    (major, minor): (u32, u32),
-    extensions: &[String],
-) -> Option<(&'static str, Option<&'static str>)> {
-    let has = |e: &str| extensions.iter().any(|x| x == e);
-    if gles {
-        if (major, minor) >= (3, 2) {
-            Some(("#version 320 es", None))
-        } else if (major, minor) >= (3, 1) {
-            ["GL_OES_gpu_shader5", "GL_EXT_gpu_shader5"]
-                .into_iter()
-                .find(|e| has(e))
-                .map(|e| ("#version 310 es", Some(e)))
-        } else {
-            None
-        }
-    } else if (major, minor) >= (4, 3) {
-        Some(("#version 430 core", None))
-    } else if (major, minor) >= (4, 0) {
-        Some(("#version 400 core", None))
-    } else {
-        has("GL_ARB_gpu_shader5").then_some(("#version 330 core", Some("GL_ARB_gpu_shader5")))
-    }
 }
 
 impl Preludes {

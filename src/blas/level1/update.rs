@@ -62,6 +62,8 @@ pub(crate) enum Op {
     Axpby = 1,
     /// y := alpha*x + beta*y with both products always taken (a row of a rotation)
     Combine = 2,
+    /// y := beta*y, 0 without reading y when beta == 0 (x is not read)
+    Scale = 3,
 }
 
 /// What an update of both vectors does.

@@ -3,7 +3,8 @@
 
 use crate::blas::args::{check_inc, check_span, invalid, pass_inc};
 use crate::blas::level1::update::{update, Op};
-use crate::blas::passes::{fold, in_spans, SUM_REDUCE};
+use crate::blas::level2::product::chunked;
+use crate::blas::passes::in_spans;
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -144,28 +145,6 @@ pub enum GemvKernel {
     Vec4,
 }
 
-/// How the vectorised kernel splits the summed index (`summed` texels of 4 values) over
-/// fragments: `(chunks, texels per chunk)`. Enough chunks that about 2^17 fragments run on
-/// a hardware device (2^12 on a software one, which has a few cores), each chunk at least
-/// 64 texels long, and the stacked bands (`chunks * band_rows` rows) within `max_texture`.
-fn split_sum(
-    out_texels: usize,
-    summed: usize,
-    band_rows: usize,
-    max_texture: usize,
-    software: bool,
-) -> (usize, usize) {
-    let want: usize = if software { 1 << 12 } else { 1 << 17 };
-    let chunks = want
-        .div_ceil(out_texels.max(1))
-        .min(summed.div_ceil(64))
-        .min(max_texture / band_rows.max(1))
-        .max(1);
-    let chunk = summed.div_ceil(chunks).max(1);
-    // Round so that no chunk is empty.
-    (summed.div_ceil(chunk).max(1), chunk)
-}
-
 /// Whether the vectorised kernel serves this call.
 fn vec4_applies(s: &GemvShape, incx: i32) -> bool {
     s.lda.is_multiple_of(4) && incx == 1
@@ -186,52 +165,22 @@ impl Context {
     ) -> Result<()> {
         let inner = &self.inner;
         let len_y = s.len_y();
-        let l = inner.layout(len_y)?;
         let summed = if s.trans { s.rows } else { s.cols }.div_ceil(4);
-        let (chunks, chunk) = split_sum(
-            l.data_texels(),
+        let t = chunked(
+            self,
+            &GEMV_VEC4,
+            len_y,
             summed,
-            l.height as usize,
-            inner.info_max_texture() as usize,
-            self.info().software,
-        );
-        let band_rows = l.height;
-        let parts = inner.take_surface(l.width, chunks as u32 * band_rows)?;
-        let prog = inner.program(&GEMV_VEC4)?;
-        let gl = inner.enter()?;
-        gl.use_program(&prog);
-        a.bind(gl, &prog, 0, "a", "a_width");
-        gl.set_i32(&prog, "lda", s.lda as i32);
-        gl.set_i32(&prog, "trans", s.trans as i32);
-        gl.set_i32(&prog, "rows", s.rows as i32);
-        gl.set_i32(&prog, "cols", s.cols as i32);
-        x.bind(gl, &prog, 1, "x", "x_width");
-        gl.set_i32(&prog, "out_width", l.width as i32);
-        gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
-        gl.set_i32(&prog, "band_rows", band_rows as i32);
-        gl.set_i32(&prog, "chunk", chunk as i32);
-        gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
-        let tmp = if chunks == 1 {
-            parts
-        } else {
-            // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
-            let sum = inner.take_surface(l.width, l.height)?;
-            let prog = inner.program(&SUM_REDUCE)?;
-            gl.use_program(&prog);
-            fold(
-                gl,
-                &prog,
-                &parts,
-                (l.width, chunks as u32 * band_rows),
-                [0, band_rows as i32],
-                chunks as u32,
-                &sum,
-                (l.width, l.height),
-            );
-            inner.give_surface(parts);
-            sum
-        };
-        let t = Buffer::from_surface(self, tmp, len_y)?;
+            Some(usize::MAX),
+            |gl, prog| {
+                a.bind(gl, prog, 0, "a", "a_width");
+                gl.set_i32(prog, "lda", s.lda as i32);
+                gl.set_i32(prog, "trans", s.trans as i32);
+                gl.set_i32(prog, "rows", s.rows as i32);
+                gl.set_i32(prog, "cols", s.cols as i32);
+                x.bind(gl, prog, 1, "x", "x_width");
+            },
+        )?;
         let done = update(
             self,
             len_y as i32,
@@ -403,29 +352,5 @@ mod tests {
         assert_eq!(e(gemv_shape(RowMajor, NoTrans, 3, 5, 4, 1, 1)), ("lda", 7));
         assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 0, 1)), ("incx", 9));
         assert_eq!(e(gemv_shape(ColMajor, Trans, 3, 5, 3, 1, 0)), ("incy", 12));
-    }
-
-    #[test]
-    fn the_summed_index_splits_into_non_empty_chunks_that_cover_it() {
-        for &(out, summed, band, max, sw) in &[
-            (4096, 4096, 1, 32768, false),
-            (1, 4096, 1, 32768, false),
-            (1, 3, 1, 32768, false),
-            (300_000, 4096, 37, 32768, false),
-            (1024, 1024, 1, 16384, true),
-            (10, 100_000, 16384, 16384, false),
-        ] {
-            let (chunks, chunk) = split_sum(out, summed, band, max, sw);
-            assert!(chunks >= 1 && chunk >= 1);
-            assert!(chunks * chunk >= summed, "cover {out} {summed}");
-            assert!(
-                (chunks - 1) * chunk < summed.max(1),
-                "no empty chunk {out} {summed}"
-            );
-            assert!(chunks * band <= max.max(band), "fits {out} {summed}");
-        }
-        // 16384^2 on a GPU: 4096 outputs texels, 4096 summed texels: 32 chunks of 128.
-        assert_eq!(split_sum(4096, 4096, 1, 32768, false), (32, 128));
-        assert_eq!(split_sum(4096, 4096, 1, 32768, true), (1, 4096));
     }
 }

@@ -1,61 +1,11 @@
-//! CBLAS-shaped host API: the routines take host slices with CBLAS arguments, upload what
-//! the arguments address, compute on the GPU, and write back exactly the elements BLAS
-//! defines as outputs; every other element of the caller's slices stays as it was.
-//!
-//! This is what a program porting from `cblas_*` calls. Each call moves its operands over
-//! the bus, so for several operations on the same data keep it on the GPU with the device
-//! API (methods of [`Context`] on [`Buffer`]s) instead.
-//!
-//! Conventions: dimensions and increments are `i32` as in CBLAS; invalid arguments are
-//! returned as [`crate::Error::InvalidArgument`] with the CBLAS parameter position instead
-//! of calling `xerbla`; a slice shorter than the arguments address is
-//! [`crate::Error::TooShort`], never an out-of-bounds access. Every check and every quick
-//! return happens before anything is uploaded, in the order reference BLAS checks. As in C
-//! CBLAS, [`isamax`] returns the 0-based index (0 when there is none). A level-1 update
-//! that a zero increment makes sequential (saxpy and scopy with `incy == 0`, sswap, srot,
-//! srotm with a zero increment) runs reference BLAS's loop on the host: it has no parallel
-//! form.
-//!
-//! ```
-//! use fragblas::{cblas, Context, Layout, Transpose::*};
-//! let ctx = Context::new()?;
-//! let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2x3 row-major
-//! let b = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3x2 row-major
-//! let mut c = [0.0f32; 4];
-//! cblas::sgemm(&ctx, Layout::RowMajor, NoTrans, NoTrans, 2, 2, 3, 1.0, &a, 3, &b, 2, 0.0, &mut c, 2)?;
-//! assert_eq!(c, [4.0, 5.0, 10.0, 11.0]);
-//! # Ok::<(), fragblas::Error>(())
-//! ```
+//! Level 1 of the host API.
 
 use crate::blas::args::{check_span, one_vector, two_vectors, vector_span};
 use crate::blas::level1::host;
 use crate::blas::level1::rot::{rotg, rotmg};
-use crate::blas::level2::gemv::gemv_shape;
-use crate::blas::level3::gemm::shape::gemm_shape;
-use crate::blas::types::{Layout, Transpose};
-use crate::device::buffer::Buffer;
+use crate::cblas::host::{dot_operands, pair_on_gpu, upload_span, write_back_vector};
 use crate::device::context::Context;
 use crate::error::Result;
-
-/// Uploads the first `span` elements of `data` (the caller has checked that it holds them).
-fn upload_span(ctx: &Context, data: &[f32], span: usize) -> Result<Buffer> {
-    ctx.upload(&data[..span])
-}
-
-/// Writes back the `n` elements of `out` that increment `inc` (not zero) touches, from `buf`.
-fn write_back_vector(buf: &Buffer, out: &mut [f32], n: i32, inc: i32) -> Result<()> {
-    let span = vector_span(n, inc);
-    if inc.unsigned_abs() == 1 {
-        // The touched elements are exactly the prefix: read straight into the caller's slice.
-        return buf.read_into(&mut out[..span]);
-    }
-    let mut tmp = vec![0.0; span];
-    buf.read_into(&mut tmp)?;
-    for p in host::walk(n, inc) {
-        out[p] = tmp[p];
-    }
-    Ok(())
-}
 
 /// `y := alpha*x + y`. A zero `incy` accumulates into `y[0]` in order, on the host.
 ///
@@ -110,21 +60,6 @@ pub fn scopy(ctx: &Context, n: i32, x: &[f32], incx: i32, y: &mut [f32], incy: i
     let gx = upload_span(ctx, x, vector_span(n, incx))?;
     let mut gy = upload_span(ctx, y, vector_span(n, incy))?;
     ctx.scopy(n, &gx, incx, &mut gy, incy)?;
-    write_back_vector(&gy, y, n, incy)
-}
-
-/// Runs a two-vector update on the GPU and writes both vectors back.
-fn pair_on_gpu(
-    ctx: &Context,
-    n: i32,
-    (x, incx): (&mut [f32], i32),
-    (y, incy): (&mut [f32], i32),
-    f: impl FnOnce(&mut Buffer, &mut Buffer) -> Result<()>,
-) -> Result<()> {
-    let mut gx = upload_span(ctx, x, vector_span(n, incx))?;
-    let mut gy = upload_span(ctx, y, vector_span(n, incy))?;
-    f(&mut gx, &mut gy)?;
-    write_back_vector(&gx, x, n, incx)?;
     write_back_vector(&gy, y, n, incy)
 }
 
@@ -268,22 +203,6 @@ pub fn sscal(ctx: &Context, n: i32, alpha: f32, x: &mut [f32], incx: i32) -> Res
     write_back_vector(&gx, x, n, incx)
 }
 
-/// Uploads the two vectors of a dot product; `None` for a quick return.
-fn dot_operands(
-    ctx: &Context,
-    routine: &'static str,
-    n: i32,
-    (x, incx): (&[f32], i32),
-    (y, incy): (&[f32], i32),
-) -> Result<Option<(Buffer, Buffer)>> {
-    if !two_vectors(routine, n, false, (x.len(), incx), (y.len(), incy))? {
-        return Ok(None);
-    }
-    let gx = upload_span(ctx, x, vector_span(n, incx))?;
-    let gy = upload_span(ctx, y, vector_span(n, incy))?;
-    Ok(Some((gx, gy)))
-}
-
 /// The dot product of x and y (0 for `n <= 0`).
 ///
 /// ```
@@ -390,101 +309,4 @@ pub fn isamax(ctx: &Context, n: i32, x: &[f32], incx: i32) -> Result<usize> {
     }
     let gx = upload_span(ctx, x, vector_span(n, incx))?;
     Ok(ctx.isamax(n, &gx, incx)?.unwrap_or(0))
-}
-
-/// `y := alpha*op(A)*x + beta*y`.
-///
-/// ```
-/// use fragblas::{cblas, Context, Layout, Transpose::NoTrans};
-/// let ctx = Context::new()?;
-/// let a = [1.0, 2.0, 3.0, 4.0]; // 2x2 row-major
-/// let mut y = [0.0f32; 2];
-/// cblas::sgemv(&ctx, Layout::RowMajor, NoTrans, 2, 2, 1.0, &a, 2, &[1.0, 1.0], 1, 0.0, &mut y, 1)?;
-/// assert_eq!(y, [3.0, 7.0]);
-/// # Ok::<(), fragblas::Error>(())
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn sgemv(
-    ctx: &Context,
-    layout: Layout,
-    trans: Transpose,
-    m: i32,
-    n: i32,
-    alpha: f32,
-    a: &[f32],
-    lda: i32,
-    x: &[f32],
-    incx: i32,
-    beta: f32,
-    y: &mut [f32],
-    incy: i32,
-) -> Result<()> {
-    let s = gemv_shape(layout, trans, m, n, lda, incx, incy)?;
-    if s.quick_return(alpha, beta) {
-        return Ok(());
-    }
-    s.check_lengths(alpha, (a.len(), x.len(), y.len()), incx, incy)?;
-    let (len_x, len_y) = (s.len_x() as i32, s.len_y() as i32);
-    // With alpha == 0 neither A nor x is read: upload nothing of them.
-    let (a_span, x_span) = if alpha == 0.0 {
-        (0, 0)
-    } else {
-        (s.a_span(), vector_span(len_x, incx))
-    };
-    let ga = upload_span(ctx, a, a_span)?;
-    let gx = upload_span(ctx, x, x_span)?;
-    let mut gy = upload_span(ctx, y, vector_span(len_y, incy))?;
-    ctx.sgemv(
-        layout, trans, m, n, alpha, &ga, lda, &gx, incx, beta, &mut gy, incy,
-    )?;
-    write_back_vector(&gy, y, len_y, incy)
-}
-
-/// `C := alpha*op(A)*op(B) + beta*C`; only the `m x n` window of C is written.
-#[allow(clippy::too_many_arguments)]
-pub fn sgemm(
-    ctx: &Context,
-    layout: Layout,
-    transa: Transpose,
-    transb: Transpose,
-    m: i32,
-    n: i32,
-    k: i32,
-    alpha: f32,
-    a: &[f32],
-    lda: i32,
-    b: &[f32],
-    ldb: i32,
-    beta: f32,
-    c: &mut [f32],
-    ldc: i32,
-) -> Result<()> {
-    let s = gemm_shape(layout, transa, transb, m, n, k, lda, ldb, ldc)?;
-    if s.quick_return(alpha, beta) {
-        return Ok(());
-    }
-    s.check_lengths(alpha, a.len(), b.len(), c.len())?;
-    // A and B are read only when the product is formed.
-    let (a_span, b_span) = match (alpha != 0.0 && s.k > 0, s.swapped) {
-        (false, _) => (0, 0),
-        (true, false) => (s.a_span(), s.b_span()),
-        (true, true) => (s.b_span(), s.a_span()),
-    };
-    let ga = upload_span(ctx, a, a_span)?;
-    let gb = upload_span(ctx, b, b_span)?;
-    let mut gc = upload_span(ctx, c, s.c_span())?;
-    ctx.sgemm(
-        layout, transa, transb, m, n, k, alpha, &ga, lda, &gb, ldb, beta, &mut gc, ldc,
-    )?;
-    let span = s.c_span();
-    if s.ldc == s.m {
-        return gc.read_into(&mut c[..span]);
-    }
-    let mut tmp = vec![0.0; span];
-    gc.read_into(&mut tmp)?;
-    for j in 0..s.n {
-        let col = j * s.ldc;
-        c[col..col + s.m].copy_from_slice(&tmp[col..col + s.m]);
-    }
-    Ok(())
 }

@@ -1,0 +1,247 @@
+//! The level-2 passes on the GPU: [`chunked`] runs a product kernel over chunks of the
+//! summed index (stacked bands of the output, added by a fold) so that enough fragments
+//! run; [`product`] is `op(A)*x` for a matrix of any storage and shape
+//! (`glsl/level2/mv.frag`, with the element access of `glsl/level2/storage.glsl`); and
+//! [`MvCall::run`] is `y := alpha*op(A)*x + beta*y` on it. sgemv's vectorised kernel runs
+//! through [`chunked`] too.
+
+use crate::blas::args::pass_inc;
+use crate::blas::level1::update::{update, Op};
+use crate::blas::level2::matrix::{Matrix, MvCall};
+use crate::blas::passes::{fold, SUM_REDUCE};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
+use crate::error::Result;
+use crate::gl::{Gl, Program};
+
+/// Element access for level-2 matrices of any storage and shape.
+pub(crate) const STORAGE_GLSL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/glsl/level2/storage.glsl"
+));
+
+/// op(A)*x over one chunk of the summed index, any storage and shape, any increment of x.
+static MV: Kernel = crate::kernel!("level2/mv.frag").header(STORAGE_GLSL);
+
+/// The kernels of this file.
+pub(crate) const KERNELS: [&Kernel; 1] = [&MV];
+
+/// How a product splits its summed index (`summed` texels of 4 values) over fragments:
+/// `(chunks, texels per chunk)`. Enough chunks that about 2^17 fragments run on a hardware
+/// device (2^12 on a software one, which has a few cores), each chunk at least 64 texels
+/// long and at most `max_chunk`, and the stacked bands (`chunks * band_rows` rows) within
+/// `max_texture`.
+pub(crate) fn split_sum(
+    out_texels: usize,
+    summed: usize,
+    band_rows: usize,
+    max_texture: usize,
+    software: bool,
+    max_chunk: usize,
+) -> (usize, usize) {
+    let want: usize = if software { 1 << 12 } else { 1 << 17 };
+    let most = max_texture / band_rows.max(1);
+    let chunks = want
+        .div_ceil(out_texels.max(1))
+        .min(summed.div_ceil(64))
+        .max(summed.div_ceil(max_chunk.max(1)))
+        .min(most)
+        .max(1);
+    let chunk = summed.div_ceil(chunks).max(1);
+    // Round so that no chunk is empty.
+    (summed.div_ceil(chunk).max(1), chunk)
+}
+
+/// Runs a product kernel over chunks of its summed index and adds the chunks: the kernel
+/// draws chunk `s` of `summed` texels into rows `s*band_rows..` of a target laid out like a
+/// vector of `len` floats (uniforms `out_width`, `out_texels`, `band_rows`, `chunk` are set
+/// here, the kernel's own by `set`), and a fold pass adds the bands. `max_chunk` bounds a
+/// chunk's texels; `None` draws one chunk of all of them. Returns the sums as a vector of
+/// `len` floats (a pooled texture: give it back with `into_surface`).
+pub(crate) fn chunked(
+    ctx: &Context,
+    kernel: &Kernel,
+    len: usize,
+    summed: usize,
+    max_chunk: Option<usize>,
+    set: impl FnOnce(&Gl, &Program),
+) -> Result<Buffer> {
+    let inner = &ctx.inner;
+    let l = inner.layout(len)?;
+    let (chunks, chunk) = match max_chunk {
+        Some(most) => split_sum(
+            l.data_texels(),
+            summed,
+            l.height as usize,
+            inner.info_max_texture() as usize,
+            ctx.info().software,
+            most,
+        ),
+        None => (1, summed.max(1)),
+    };
+    let band_rows = l.height;
+    let parts = inner.take_surface(l.width, chunks as u32 * band_rows)?;
+    let prog = inner.program(kernel)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    set(gl, &prog);
+    gl.set_i32(&prog, "out_width", l.width as i32);
+    gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
+    gl.set_i32(&prog, "band_rows", band_rows as i32);
+    gl.set_i32(&prog, "chunk", chunk as i32);
+    gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
+    let sums = if chunks == 1 {
+        parts
+    } else {
+        // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
+        let sum = inner.take_surface(l.width, l.height)?;
+        let prog = inner.program(&SUM_REDUCE)?;
+        gl.use_program(&prog);
+        fold(
+            gl,
+            &prog,
+            &parts,
+            (l.width, chunks as u32 * band_rows),
+            [0, band_rows as i32],
+            chunks as u32,
+            &sum,
+            (l.width, l.height),
+        );
+        inner.give_surface(parts);
+        sum
+    };
+    Buffer::from_surface(ctx, sums, len)
+}
+
+/// Values of the summed index a chunk of [`product`] covers at most: each fragment loops
+/// over them once per output lane (4), within llvmpipe's budget of about 65535 loop
+/// iterations per fragment.
+const PRODUCT_MAX_CHUNK: usize = 8192;
+
+/// `op(A)*x` for a matrix `a` (stored in `abuf`) of any storage and shape, `x` with any
+/// non-zero increment; with `skip_zero`, terms whose `x_j` is zero are left out, as
+/// reference's triangular loops leave them (a NaN or Inf in such a column does not
+/// spread). Returns the vector (unit stride, pooled texture).
+pub(crate) fn product(
+    ctx: &Context,
+    a: &Matrix,
+    abuf: &Buffer,
+    trans: bool,
+    (x, incx): (&Buffer, i32),
+    skip_zero: bool,
+) -> Result<Buffer> {
+    let (len_y, len_x) = if trans {
+        (a.cols, a.rows)
+    } else {
+        (a.rows, a.cols)
+    };
+    let (lo, hi) = a.row_offsets(trans);
+    // A narrow band needs no split: each row's sum is short.
+    let width = (hi - lo + 1).clamp(1, len_x.max(1) as i64) as usize;
+    let split = (width > 2048).then_some(PRODUCT_MAX_CHUNK / 4);
+    chunked(ctx, &MV, len_y, len_x.div_ceil(4), split, |gl, p| {
+        a.bind(gl, p, abuf);
+        x.bind(gl, p, 1, "x", "x_width");
+        gl.set_i32(p, "incx", incx);
+        gl.set_i32(p, "len_x", len_x as i32);
+        gl.set_i32(p, "len_y", len_y as i32);
+        gl.set_i32(p, "trans", trans as i32);
+        gl.set_i32(p, "lo_off", lo as i32);
+        gl.set_i32(p, "hi_off", hi as i32);
+        gl.set_i32(p, "skip_zero", skip_zero as i32);
+    })
+}
+
+impl MvCall {
+    /// `y := alpha*op(A)*x + beta*y` on the GPU, after the checks: as reference, beta comes
+    /// first (0 without reading y when beta == 0) and nothing of A or x is read when
+    /// alpha == 0.
+    pub(crate) fn multiply_add(
+        &self,
+        ctx: &Context,
+        alpha: f32,
+        abuf: &Buffer,
+        (x, incx): (&Buffer, i32),
+        beta: f32,
+        (y, incy): (&mut Buffer, i32),
+    ) -> Result<()> {
+        let len_y = self.len_y() as i32;
+        let incy = pass_inc(len_y, incy);
+        if alpha == 0.0 {
+            return update(ctx, len_y, Op::Scale, 0.0, beta, None, y, incy);
+        }
+        let t = product(ctx, &self.a, abuf, self.trans, (x, incx), false)?;
+        let done = update(ctx, len_y, Op::Axpby, alpha, beta, Some((&t, 1)), y, incy);
+        ctx.inner.give_surface(t.into_surface());
+        done
+    }
+
+    /// `y := alpha*op(A)*x + beta*y` with every check, for the device API: the buffers'
+    /// owners, the quick return, the lengths, then [`MvCall::multiply_add`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &self,
+        ctx: &Context,
+        r: &'static str,
+        a_param: &'static str,
+        alpha: f32,
+        abuf: &Buffer,
+        (x, incx): (&Buffer, i32),
+        beta: f32,
+        (y, incy): (&mut Buffer, i32),
+    ) -> Result<()> {
+        abuf.check_owner(ctx, a_param)?;
+        x.check_owner(ctx, "x")?;
+        y.check_owner(ctx, "y")?;
+        if self.quick_return(alpha, beta) {
+            return Ok(());
+        }
+        self.check_lengths(
+            r,
+            a_param,
+            alpha,
+            (abuf.len(), x.len(), y.len()),
+            incx,
+            incy,
+        )?;
+        self.multiply_add(ctx, alpha, abuf, (x, incx), beta, (y, incy))?;
+        ctx.inner.enter()?.check(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summed_index_splits_into_non_empty_chunks_that_cover_it() {
+        for &(out, summed, band, max, sw, most) in &[
+            (4096, 4096, 1, 32768, false, usize::MAX),
+            (1, 4096, 1, 32768, false, usize::MAX),
+            (1, 3, 1, 32768, false, usize::MAX),
+            (300_000, 4096, 37, 32768, false, usize::MAX),
+            (1024, 1024, 1, 16384, true, usize::MAX),
+            (10, 100_000, 16384, 16384, false, usize::MAX),
+            (1, 100_000, 1, 16384, true, 2048),
+        ] {
+            let (chunks, chunk) = split_sum(out, summed, band, max, sw, most);
+            assert!(chunks >= 1 && chunk >= 1);
+            assert!(chunks * chunk >= summed, "cover {out} {summed}");
+            assert!(
+                (chunks - 1) * chunk < summed.max(1),
+                "no empty chunk {out} {summed}"
+            );
+            assert!(chunks * band <= max.max(band), "fits {out} {summed}");
+            if chunks * band < max / 2 {
+                assert!(chunk <= most, "chunk bound {out} {summed}");
+            }
+        }
+        // 16384^2 on a GPU: 4096 outputs texels, 4096 summed texels: 32 chunks of 128.
+        assert_eq!(
+            split_sum(4096, 4096, 1, 32768, false, usize::MAX),
+            (32, 128)
+        );
+        assert_eq!(split_sum(4096, 4096, 1, 32768, true, usize::MAX), (1, 4096));
+    }
+}

@@ -1,0 +1,433 @@
+//! The rank updates: sger (`A += alpha x y^T`), ssyr and sspr (`A += alpha x x^T`, one
+//! triangle, full or packed storage), ssyr2 and sspr2 (`A += alpha x y^T + alpha y x^T`).
+//! One kernel (`glsl/level2/rank.frag`) maps every element of A's storage back to its
+//! (i, j) and updates the ones the definition touches; the gaps below the rows, the other
+//! triangle and everything past the matrix keep their bits. Where the context writes level
+//! 1 in place (image stores), A is updated in place, several texels per fragment; else a
+//! new texture is rendered and replaces A's.
+
+use crate::blas::args::{check_inc, check_span, pass_inc};
+use crate::blas::level2::matrix::{
+    check_matrix, col_major_uplo, ld_at_least, non_negative, Matrix, Shape, Storage,
+};
+use crate::blas::types::{Layout, Uplo};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
+use crate::error::Result;
+
+/// Texels each fragment of the in-place kernel updates (`PER` in its defines).
+const IMAGE_TEXELS_PER_FRAGMENT: u32 = 8;
+
+/// Rendered: one texel of A per fragment.
+static RANK: Kernel = crate::kernel!("level2/rank.frag").defines("#define IMAGE 0");
+/// In place through image stores, [`IMAGE_TEXELS_PER_FRAGMENT`] texels per fragment.
+static RANK_IMAGE: Kernel = crate::kernel!("level2/rank.frag")
+    .defines("#define IMAGE 1\n#define PER 8")
+    .image_stores();
+
+/// The kernels of this file.
+pub(crate) const KERNELS: [&Kernel; 2] = [&RANK, &RANK_IMAGE];
+
+/// Which update (`kind` in the kernel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rank {
+    /// `A += alpha x y^T` (sger).
+    General = 0,
+    /// `A += alpha x x^T` on a triangle (ssyr, sspr).
+    One = 1,
+    /// `A += alpha (x y^T + y x^T)` on a triangle (ssyr2, sspr2).
+    Two = 2,
+}
+
+/// A rank-update call in column-major form: the matrix, which update, and whether the
+/// user's x and y trade places (a row-major sger).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RankCall {
+    pub a: Matrix,
+    pub rank: Rank,
+    pub swap_xy: bool,
+}
+
+/// sger's argument rules in reference order (m 2, n 3, incx 6, incy 8, lda 10, at their
+/// CBLAS positions). A row-major call is the column-major call of the transpose: m and n,
+/// x and y trade places, and errors name the user's own parameter.
+pub(crate) fn ger_call(
+    layout: Layout,
+    m: i32,
+    n: i32,
+    incx: i32,
+    incy: i32,
+    lda: i32,
+) -> Result<RankCall> {
+    const R: &str = "sger";
+    let row = layout == Layout::RowMajor;
+    let (rows, cols) = if row { (n, m) } else { (m, n) };
+    let dims = if row {
+        [("n", 3), ("m", 2)]
+    } else {
+        [("m", 2), ("n", 3)]
+    };
+    let incs = if row {
+        [("incy", 8, incy), ("incx", 6, incx)]
+    } else {
+        [("incx", 6, incx), ("incy", 8, incy)]
+    };
+    non_negative(R, dims[0].0, dims[0].1, rows)?;
+    non_negative(R, dims[1].0, dims[1].1, cols)?;
+    for (name, pos, inc) in incs {
+        check_inc(R, name, pos, inc)?;
+    }
+    ld_at_least(R, "lda", 10, lda, rows as i64)?;
+    Ok(RankCall {
+        a: Matrix {
+            storage: Storage::Full { lda: lda as usize },
+            shape: Shape::General,
+            rows: rows as usize,
+            cols: cols as usize,
+        },
+        rank: Rank::General,
+        swap_xy: row,
+    })
+}
+
+/// The argument rules of ssyr/sspr/ssyr2/sspr2 in reference order (n 3, incx 6, then incy
+/// 8 for the rank-2 ones, then lda), with `lda` `None` for packed storage.
+pub(crate) fn sym_rank_call(
+    r: &'static str,
+    layout: Layout,
+    uplo: Uplo,
+    n: i32,
+    incx: i32,
+    incy: Option<i32>,
+    lda: Option<i32>,
+) -> Result<RankCall> {
+    non_negative(r, "n", 3, n)?;
+    check_inc(r, "incx", 6, incx)?;
+    if let Some(incy) = incy {
+        check_inc(r, "incy", 8, incy)?;
+    }
+    let storage = match lda {
+        Some(lda) => {
+            ld_at_least(r, "lda", if incy.is_some() { 10 } else { 8 }, lda, n as i64)?;
+            Storage::Full { lda: lda as usize }
+        }
+        None => Storage::Packed,
+    };
+    Ok(RankCall {
+        a: Matrix::square(
+            storage,
+            Shape::Symmetric(col_major_uplo(layout, uplo)),
+            n as usize,
+        ),
+        rank: if incy.is_some() { Rank::Two } else { Rank::One },
+        swap_xy: false,
+    })
+}
+
+impl RankCall {
+    /// Logical lengths of the user's x and y (a row-major sger's x runs along the
+    /// column-major columns).
+    pub(crate) fn lens(&self) -> (usize, usize) {
+        match (self.rank, self.swap_xy) {
+            (Rank::General, false) => (self.a.rows, self.a.cols),
+            (Rank::General, true) => (self.a.cols, self.a.rows),
+            _ => (self.a.rows, self.a.rows),
+        }
+    }
+
+    /// The update with every check, for the device API: owners, reference's quick return
+    /// (an empty matrix or `alpha == 0`), lengths, then the pass. `y` is `None` for ssyr
+    /// and sspr.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &self,
+        ctx: &Context,
+        r: &'static str,
+        a_param: &'static str,
+        alpha: f32,
+        (x, incx): (&Buffer, i32),
+        y: Option<(&Buffer, i32)>,
+        a: &mut Buffer,
+    ) -> Result<()> {
+        x.check_owner(ctx, "x")?;
+        if let Some((y, _)) = y {
+            y.check_owner(ctx, "y")?;
+        }
+        a.check_owner(ctx, a_param)?;
+        if self.a.rows == 0 || self.a.cols == 0 || alpha == 0.0 {
+            return Ok(());
+        }
+        let (len_x, len_y) = self.lens();
+        check_span(r, "x", x.len(), len_x as i32, incx)?;
+        if let Some((y, incy)) = y {
+            check_span(r, "y", y.len(), len_y as i32, incy)?;
+        }
+        check_matrix(r, a_param, &self.a, a.len())?;
+        let x = (x, pass_inc(len_x as i32, incx));
+        let y = y.map(|(y, incy)| (y, pass_inc(len_y as i32, incy)));
+        // Column-major x and y: a row-major sger trades them.
+        let (cx, cy) = match (y, self.swap_xy) {
+            (Some(y), true) => (y, x),
+            (Some(y), false) => (x, y),
+            (None, _) => (x, x),
+        };
+        self.pass(ctx, alpha, cx, cy, a)?;
+        ctx.inner.enter()?.check(r)
+    }
+
+    /// The update pass, in place where the context writes level 1 in place.
+    fn pass(
+        &self,
+        ctx: &Context,
+        alpha: f32,
+        (x, incx): (&Buffer, i32),
+        (y, incy): (&Buffer, i32),
+        a: &mut Buffer,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let in_place = inner.in_place_level1;
+        let prog = inner.program(if in_place { &RANK_IMAGE } else { &RANK })?;
+        let l = a.layout();
+        let span = self.a.span();
+        let rows_used = (span.div_ceil(4)).div_ceil(l.width as usize) as u32;
+        let out = if in_place {
+            None
+        } else {
+            Some(inner.take_surface(l.width, l.height)?)
+        };
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        a.bind(gl, &prog, 0, "a", "a_width");
+        x.bind(gl, &prog, 1, "x", "x_width");
+        y.bind(gl, &prog, 2, "y", "y_width");
+        let (packed, lda) = match self.a.storage {
+            Storage::Full { lda } => (0, lda),
+            _ => (1, 0),
+        };
+        let upper = matches!(self.a.shape, Shape::Symmetric(Uplo::Upper));
+        gl.set_i32(&prog, "is_packed", packed);
+        gl.set_i32(&prog, "lda", lda as i32);
+        gl.set_i32(&prog, "rows", self.a.rows as i32);
+        gl.set_i32(&prog, "cols", self.a.cols as i32);
+        gl.set_i32(&prog, "triangle", (self.rank != Rank::General) as i32);
+        gl.set_i32(&prog, "upper", upper as i32);
+        gl.set_i32(&prog, "span", span as i32);
+        gl.set_i32(&prog, "kind", self.rank as i32);
+        gl.set_f32(&prog, "alpha", alpha);
+        gl.set_i32(&prog, "incx", incx);
+        gl.set_i32(&prog, "incy", incy);
+        match out {
+            None => {
+                let gw = l.width.div_ceil(IMAGE_TEXELS_PER_FRAGMENT);
+                gl.set_i32(&prog, "grid_width", gw as i32);
+                gl.draw_image_stores(&[a.surface()], gw, rows_used);
+            }
+            Some(out) => {
+                gl.draw(&[&out], l.width, l.height);
+                inner.give_surface(a.replace_surface(out));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Context {
+    /// `A := alpha * x * y^T + A` for an `m x n` matrix A (CBLAS `sger` on device buffers).
+    /// As reference BLAS: `m == 0`, `n == 0` or `alpha == 0` returns at once; a column whose
+    /// `y_j` is 0 is not touched (so a NaN in x does not reach it); elements of A's buffer
+    /// outside the `m x n` window are never written.
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout};
+    /// let ctx = Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0])?;
+    /// let y = ctx.upload(&[3.0, 4.0])?;
+    /// let mut a = ctx.zeros(4)?;
+    /// ctx.sger(Layout::ColMajor, 2, 2, 1.0, &x, 1, &y, 1, &mut a, 2)?;
+    /// assert_eq!(a.to_vec()?, vec![3.0, 6.0, 4.0, 8.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sger(
+        &self,
+        layout: Layout,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        x: &Buffer,
+        incx: i32,
+        y: &Buffer,
+        incy: i32,
+        a: &mut Buffer,
+        lda: i32,
+    ) -> Result<()> {
+        let call = ger_call(layout, m, n, incx, incy, lda)?;
+        call.run(self, "sger", "a", alpha, (x, incx), Some((y, incy)), a)
+    }
+
+    /// `A := alpha * x * x^T + A` on the `uplo` triangle of a symmetric `n x n` matrix
+    /// (CBLAS `ssyr`); the other triangle is never read or written, and a column whose
+    /// `x_j` is 0 is not touched.
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Uplo};
+    /// let ctx = Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0])?;
+    /// let mut a = ctx.upload(&[0.0, -1.0, 0.0, 0.0])?;
+    /// ctx.ssyr(Layout::ColMajor, Uplo::Upper, 2, 1.0, &x, 1, &mut a, 2)?;
+    /// assert_eq!(a.to_vec()?, vec![1.0, -1.0, 2.0, 4.0]); // a[1] is in the lower triangle
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn ssyr(
+        &self,
+        layout: Layout,
+        uplo: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &Buffer,
+        incx: i32,
+        a: &mut Buffer,
+        lda: i32,
+    ) -> Result<()> {
+        const R: &str = "ssyr";
+        let call = sym_rank_call(R, layout, uplo, n, incx, None, Some(lda))?;
+        call.run(self, R, "a", alpha, (x, incx), None, a)
+    }
+
+    /// `A := alpha * x * x^T + A` on a symmetric matrix packed in `ap` (CBLAS `sspr`;
+    /// storage as in [`Context::sspmv`]).
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Uplo};
+    /// let ctx = Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0])?;
+    /// let mut ap = ctx.zeros(3)?;
+    /// ctx.sspr(Layout::ColMajor, Uplo::Lower, 2, 1.0, &x, 1, &mut ap)?;
+    /// assert_eq!(ap.to_vec()?, vec![1.0, 2.0, 4.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sspr(
+        &self,
+        layout: Layout,
+        uplo: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &Buffer,
+        incx: i32,
+        ap: &mut Buffer,
+    ) -> Result<()> {
+        const R: &str = "sspr";
+        let call = sym_rank_call(R, layout, uplo, n, incx, None, None)?;
+        call.run(self, R, "ap", alpha, (x, incx), None, ap)
+    }
+
+    /// `A := alpha * x * y^T + alpha * y * x^T + A` on the `uplo` triangle of a symmetric
+    /// matrix (CBLAS `ssyr2`); a column whose `x_j` and `y_j` are both 0 is not touched.
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Uplo};
+    /// let ctx = Context::new()?;
+    /// let x = ctx.upload(&[1.0, 0.0])?;
+    /// let y = ctx.upload(&[0.0, 1.0])?;
+    /// let mut a = ctx.zeros(4)?;
+    /// ctx.ssyr2(Layout::ColMajor, Uplo::Upper, 2, 1.0, &x, 1, &y, 1, &mut a, 2)?;
+    /// assert_eq!(a.to_vec()?, vec![0.0, 0.0, 1.0, 0.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn ssyr2(
+        &self,
+        layout: Layout,
+        uplo: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &Buffer,
+        incx: i32,
+        y: &Buffer,
+        incy: i32,
+        a: &mut Buffer,
+        lda: i32,
+    ) -> Result<()> {
+        const R: &str = "ssyr2";
+        let call = sym_rank_call(R, layout, uplo, n, incx, Some(incy), Some(lda))?;
+        call.run(self, R, "a", alpha, (x, incx), Some((y, incy)), a)
+    }
+
+    /// `A := alpha * x * y^T + alpha * y * x^T + A` on a symmetric matrix packed in `ap`
+    /// (CBLAS `sspr2`; storage as in [`Context::sspmv`]).
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Uplo};
+    /// let ctx = Context::new()?;
+    /// let x = ctx.upload(&[1.0, 0.0])?;
+    /// let y = ctx.upload(&[0.0, 1.0])?;
+    /// let mut ap = ctx.zeros(3)?;
+    /// ctx.sspr2(Layout::ColMajor, Uplo::Upper, 2, 1.0, &x, 1, &y, 1, &mut ap)?;
+    /// assert_eq!(ap.to_vec()?, vec![0.0, 1.0, 0.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sspr2(
+        &self,
+        layout: Layout,
+        uplo: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &Buffer,
+        incx: i32,
+        y: &Buffer,
+        incy: i32,
+        ap: &mut Buffer,
+    ) -> Result<()> {
+        const R: &str = "sspr2";
+        let call = sym_rank_call(R, layout, uplo, n, incx, Some(incy), None)?;
+        call.run(self, R, "ap", alpha, (x, incx), Some((y, incy)), ap)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+
+    fn pos(r: Result<RankCall>) -> (&'static str, u32) {
+        match r.unwrap_err() {
+            Error::InvalidArgument {
+                param, position, ..
+            } => (param, position),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn rank_rules_in_reference_order() {
+        use Layout::*;
+        assert_eq!(pos(ger_call(ColMajor, -1, -1, 0, 0, 0)), ("m", 2));
+        assert_eq!(pos(ger_call(ColMajor, 1, -1, 0, 0, 0)), ("n", 3));
+        assert_eq!(pos(ger_call(ColMajor, 1, 1, 0, 0, 0)), ("incx", 6));
+        assert_eq!(pos(ger_call(ColMajor, 1, 1, 1, 0, 0)), ("incy", 8));
+        assert_eq!(pos(ger_call(ColMajor, 3, 1, 1, 1, 2)), ("lda", 10));
+        // Row-major: the transposed call checks n, m, incy, incx, lda (lda >= n).
+        assert_eq!(pos(ger_call(RowMajor, -1, -1, 0, 0, 0)), ("n", 3));
+        assert_eq!(pos(ger_call(RowMajor, 1, 1, 0, 0, 0)), ("incy", 8));
+        assert_eq!(pos(ger_call(RowMajor, 1, 3, 1, 1, 2)), ("lda", 10));
+        let c = ger_call(RowMajor, 2, 3, 1, 1, 3).unwrap();
+        assert_eq!((c.a.rows, c.a.cols, c.swap_xy), (3, 2, true));
+        let syr = |n, incx, lda| sym_rank_call("ssyr", ColMajor, Uplo::Upper, n, incx, None, lda);
+        assert_eq!(pos(syr(-1, 0, Some(0))), ("n", 3));
+        assert_eq!(pos(syr(2, 0, Some(0))), ("incx", 6));
+        assert_eq!(pos(syr(2, 1, Some(1))), ("lda", 8));
+        let syr2 = |incy, lda| sym_rank_call("ssyr2", ColMajor, Uplo::Upper, 2, 1, Some(incy), lda);
+        assert_eq!(pos(syr2(0, Some(1))), ("incy", 8));
+        assert_eq!(pos(syr2(1, Some(1))), ("lda", 10));
+        assert!(syr2(1, None).is_ok());
+        let c = sym_rank_call("sspr", RowMajor, Uplo::Upper, 2, 1, None, None).unwrap();
+        assert_eq!(
+            (c.a.shape, c.a.storage),
+            (Shape::Symmetric(Uplo::Lower), Storage::Packed)
+        );
+    }
+}
