@@ -403,3 +403,724 @@ pub mod cpu_gemm {
         }
     }
 }
+
+/// Reference BLAS level-2 routines (CBLAS, any layout), on host slices sized by the caller.
+pub mod cpu2 {
+    use super::sym;
+    use fragblas::{Diag, Layout, Transpose, Uplo};
+
+    pub fn ul(u: Uplo) -> i32 {
+        match u {
+            Uplo::Upper => super::enums::UPPER,
+            Uplo::Lower => super::enums::LOWER,
+        }
+    }
+    pub fn dg(d: Diag) -> i32 {
+        match d {
+            Diag::NonUnit => super::enums::NON_UNIT,
+            Diag::Unit => super::enums::UNIT,
+        }
+    }
+    use super::cpu_gemm::{lay, tr};
+
+    type Fp = *const f32;
+    type Mp = *mut f32;
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgbmv(
+        l: Layout,
+        t: Transpose,
+        m: i32,
+        n: i32,
+        kl: i32,
+        ku: i32,
+        alpha: f32,
+        a: &[f32],
+        lda: i32,
+        x: &[f32],
+        incx: i32,
+        beta: f32,
+        y: &mut [f32],
+        incy: i32,
+    ) {
+        type F =
+            unsafe extern "C" fn(i32, i32, i32, i32, i32, i32, f32, Fp, i32, Fp, i32, f32, Mp, i32);
+        // SAFETY: callers size the slices to what the arguments address.
+        unsafe {
+            sym::<F>("cblas_sgbmv")(
+                lay(l),
+                tr(t),
+                m,
+                n,
+                kl,
+                ku,
+                alpha,
+                a.as_ptr(),
+                lda,
+                x.as_ptr(),
+                incx,
+                beta,
+                y.as_mut_ptr(),
+                incy,
+            )
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn ssymv(
+        l: Layout,
+        u: Uplo,
+        n: i32,
+        alpha: f32,
+        a: &[f32],
+        lda: i32,
+        x: &[f32],
+        incx: i32,
+        beta: f32,
+        y: &mut [f32],
+        incy: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, i32, Fp, i32, f32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_ssymv")(
+                lay(l),
+                ul(u),
+                n,
+                alpha,
+                a.as_ptr(),
+                lda,
+                x.as_ptr(),
+                incx,
+                beta,
+                y.as_mut_ptr(),
+                incy,
+            )
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn ssbmv(
+        l: Layout,
+        u: Uplo,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &[f32],
+        lda: i32,
+        x: &[f32],
+        incx: i32,
+        beta: f32,
+        y: &mut [f32],
+        incy: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, i32, f32, Fp, i32, Fp, i32, f32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_ssbmv")(
+                lay(l),
+                ul(u),
+                n,
+                k,
+                alpha,
+                a.as_ptr(),
+                lda,
+                x.as_ptr(),
+                incx,
+                beta,
+                y.as_mut_ptr(),
+                incy,
+            )
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn sspmv(
+        l: Layout,
+        u: Uplo,
+        n: i32,
+        alpha: f32,
+        ap: &[f32],
+        x: &[f32],
+        incx: i32,
+        beta: f32,
+        y: &mut [f32],
+        incy: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, Fp, i32, f32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_sspmv")(
+                lay(l),
+                ul(u),
+                n,
+                alpha,
+                ap.as_ptr(),
+                x.as_ptr(),
+                incx,
+                beta,
+                y.as_mut_ptr(),
+                incy,
+            )
+        }
+    }
+    /// strmv, strsv (`name`), full storage.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tr_full(
+        name: &str,
+        l: Layout,
+        u: Uplo,
+        t: Transpose,
+        d: Diag,
+        n: i32,
+        a: &[f32],
+        lda: i32,
+        x: &mut [f32],
+        incx: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, i32, i32, Fp, i32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>(name)(
+                lay(l),
+                ul(u),
+                tr(t),
+                dg(d),
+                n,
+                a.as_ptr(),
+                lda,
+                x.as_mut_ptr(),
+                incx,
+            )
+        }
+    }
+    /// stbmv, stbsv (`name`), band storage.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tr_band(
+        name: &str,
+        l: Layout,
+        u: Uplo,
+        t: Transpose,
+        d: Diag,
+        n: i32,
+        k: i32,
+        a: &[f32],
+        lda: i32,
+        x: &mut [f32],
+        incx: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, i32, i32, i32, Fp, i32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>(name)(
+                lay(l),
+                ul(u),
+                tr(t),
+                dg(d),
+                n,
+                k,
+                a.as_ptr(),
+                lda,
+                x.as_mut_ptr(),
+                incx,
+            )
+        }
+    }
+    /// stpmv, stpsv (`name`), packed storage.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tr_packed(
+        name: &str,
+        l: Layout,
+        u: Uplo,
+        t: Transpose,
+        d: Diag,
+        n: i32,
+        ap: &[f32],
+        x: &mut [f32],
+        incx: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, i32, i32, Fp, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>(name)(
+                lay(l),
+                ul(u),
+                tr(t),
+                dg(d),
+                n,
+                ap.as_ptr(),
+                x.as_mut_ptr(),
+                incx,
+            )
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn sger(
+        l: Layout,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        x: &[f32],
+        incx: i32,
+        y: &[f32],
+        incy: i32,
+        a: &mut [f32],
+        lda: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, i32, Fp, i32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_sger")(
+                lay(l),
+                m,
+                n,
+                alpha,
+                x.as_ptr(),
+                incx,
+                y.as_ptr(),
+                incy,
+                a.as_mut_ptr(),
+                lda,
+            )
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn ssyr(
+        l: Layout,
+        u: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &[f32],
+        incx: i32,
+        a: &mut [f32],
+        lda: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, i32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_ssyr")(
+                lay(l),
+                ul(u),
+                n,
+                alpha,
+                x.as_ptr(),
+                incx,
+                a.as_mut_ptr(),
+                lda,
+            )
+        }
+    }
+    pub fn sspr(l: Layout, u: Uplo, n: i32, alpha: f32, x: &[f32], incx: i32, ap: &mut [f32]) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, i32, Mp);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_sspr")(lay(l), ul(u), n, alpha, x.as_ptr(), incx, ap.as_mut_ptr())
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn ssyr2(
+        l: Layout,
+        u: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &[f32],
+        incx: i32,
+        y: &[f32],
+        incy: i32,
+        a: &mut [f32],
+        lda: i32,
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, i32, Fp, i32, Mp, i32);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_ssyr2")(
+                lay(l),
+                ul(u),
+                n,
+                alpha,
+                x.as_ptr(),
+                incx,
+                y.as_ptr(),
+                incy,
+                a.as_mut_ptr(),
+                lda,
+            )
+        }
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub fn sspr2(
+        l: Layout,
+        u: Uplo,
+        n: i32,
+        alpha: f32,
+        x: &[f32],
+        incx: i32,
+        y: &[f32],
+        incy: i32,
+        ap: &mut [f32],
+    ) {
+        type F = unsafe extern "C" fn(i32, i32, i32, f32, Fp, i32, Fp, i32, Mp);
+        // SAFETY: as above.
+        unsafe {
+            sym::<F>("cblas_sspr2")(
+                lay(l),
+                ul(u),
+                n,
+                alpha,
+                x.as_ptr(),
+                incx,
+                y.as_ptr(),
+                incy,
+                ap.as_mut_ptr(),
+            )
+        }
+    }
+}
+
+/// Level-2 matrices in the user's layout, in every storage: which storage slot holds
+/// element (i, j), and a builder that fills the slots a routine reads with random values
+/// and every other slot (gaps past the rows, the other triangle, an implicit unit diagonal,
+/// band slots outside the matrix) with NaN, which no routine may read.
+pub mod stored {
+    use fragblas::{Diag, Layout, Uplo};
+    use rand::rngs::StdRng;
+    use rand::Rng;
+
+    /// How the matrix is stored.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Kind {
+        /// Full storage with leading dimension `ld`.
+        Full,
+        /// General band with `kl` sub- and `ku` super-diagonals.
+        GenBand { kl: usize, ku: usize },
+        /// Symmetric or triangular band with `k` diagonals beside the diagonal.
+        Band { k: usize },
+        /// Packed triangle.
+        Packed,
+    }
+
+    /// What the matrix is: general (every element of the storage), or one triangle
+    /// (symmetric, or triangular with a unit diagonal or not).
+    #[derive(Clone, Copy, Debug)]
+    pub enum What {
+        General,
+        Triangle(Uplo, Option<Diag>),
+    }
+
+    /// The slot of element (i, j) of an `m x n` matrix, if the storage holds it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn slot(
+        layout: Layout,
+        kind: Kind,
+        what: What,
+        m: usize,
+        n: usize,
+        ld: usize,
+        i: usize,
+        j: usize,
+    ) -> Option<usize> {
+        let row = layout == Layout::RowMajor;
+        let (i_, j_) = (i as i64, j as i64);
+        if let What::Triangle(u, _) = what {
+            let inside = match u {
+                Uplo::Upper => i <= j,
+                Uplo::Lower => i >= j,
+            };
+            if !inside {
+                return None;
+            }
+        }
+        let uplo = match what {
+            What::Triangle(u, _) => Some(u),
+            What::General => None,
+        };
+        let idx = match kind {
+            Kind::Full => {
+                if row {
+                    j + i * ld
+                } else {
+                    i + j * ld
+                }
+            }
+            Kind::GenBand { kl, ku } => {
+                if i_ - j_ > kl as i64 || j_ - i_ > ku as i64 {
+                    return None;
+                }
+                if row {
+                    (kl as i64 + j_ - i_) as usize + i * ld
+                } else {
+                    (ku as i64 + i_ - j_) as usize + j * ld
+                }
+            }
+            Kind::Band { k } => {
+                if (i_ - j_).abs() > k as i64 {
+                    return None;
+                }
+                match (row, uplo.expect("a symmetric or triangular band")) {
+                    (false, Uplo::Upper) => k + i - j + j * ld,
+                    (false, Uplo::Lower) => i - j + j * ld,
+                    (true, Uplo::Upper) => j - i + i * ld,
+                    (true, Uplo::Lower) => k + j - i + i * ld,
+                }
+            }
+            Kind::Packed => match (row, uplo.expect("a packed triangle")) {
+                (false, Uplo::Upper) => i + j * (j + 1) / 2,
+                (false, Uplo::Lower) => i + j * (2 * n - j - 1) / 2,
+                (true, Uplo::Upper) => j + i * (2 * n - i - 1) / 2,
+                (true, Uplo::Lower) => j + i * (i + 1) / 2,
+            },
+        };
+        let _ = m;
+        Some(idx)
+    }
+
+    /// Whether a routine reads element (i, j): stored, and not a unit diagonal.
+    pub fn read(what: What, i: usize, j: usize) -> bool {
+        !(matches!(what, What::Triangle(_, Some(Diag::Unit))) && i == j)
+    }
+
+    /// Slots the storage spans: `len` with room for every stored element.
+    #[allow(clippy::too_many_arguments)]
+    pub fn len(layout: Layout, kind: Kind, what: What, m: usize, n: usize, ld: usize) -> usize {
+        let mut end = 0;
+        for i in 0..m {
+            for j in 0..n {
+                if let Some(s) = slot(layout, kind, what, m, n, ld, i, j) {
+                    end = end.max(s + 1);
+                }
+            }
+        }
+        end
+    }
+
+    /// A stored `m x n` matrix: NaN everywhere but the slots read, which get `value(i, j)`;
+    /// `extra` more slots of NaN after the end.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build(
+        layout: Layout,
+        kind: Kind,
+        what: What,
+        m: usize,
+        n: usize,
+        ld: usize,
+        extra: usize,
+        mut value: impl FnMut(usize, usize) -> f32,
+    ) -> Vec<f32> {
+        let mut v = vec![f32::NAN; len(layout, kind, what, m, n, ld) + extra];
+        for j in 0..n {
+            for i in 0..m {
+                if let Some(s) = slot(layout, kind, what, m, n, ld, i, j) {
+                    if read(what, i, j) {
+                        v[s] = value(i, j);
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// Random values in [-1, 1].
+    pub fn random(r: &mut StdRng) -> impl FnMut(usize, usize) -> f32 + '_ {
+        move |_, _| r.gen_range(-1.0f32..1.0)
+    }
+
+    /// A well-conditioned triangle: diagonal entries of magnitude in [1, 2], the others
+    /// scaled so that each row's off-diagonal magnitudes add up to at most 1/2. Then the
+    /// inverse has infinity norm at most 2 and the matrix at most 2.5: condition <= 5.
+    pub fn dominant(r: &mut StdRng, off_per_row: usize) -> impl FnMut(usize, usize) -> f32 + '_ {
+        let scale = 0.5 / off_per_row.max(1) as f32;
+        move |i, j| {
+            if i == j {
+                let v = r.gen_range(1.0f32..2.0);
+                if r.gen_bool(0.5) {
+                    -v
+                } else {
+                    v
+                }
+            } else {
+                r.gen_range(-1.0f32..1.0) * scale
+            }
+        }
+    }
+
+    /// The slots holding the matrix's elements that a routine may write (every stored
+    /// element, unit diagonal included).
+    #[allow(clippy::too_many_arguments)]
+    pub fn written(
+        layout: Layout,
+        kind: Kind,
+        what: What,
+        m: usize,
+        n: usize,
+        ld: usize,
+        total: usize,
+    ) -> Vec<bool> {
+        let mut w = vec![false; total];
+        for j in 0..n {
+            for i in 0..m {
+                if let Some(s) = slot(layout, kind, what, m, n, ld, i, j) {
+                    w[s] = true;
+                }
+            }
+        }
+        w
+    }
+}
+
+/// The checks every level-2 test file makes, against the reference BLAS.
+pub mod check2 {
+    use super::*;
+    use fragblas::{Buffer, Context};
+
+    /// Increments, scalars and band widths of the level-2 tests.
+    pub const INCS: [i32; 4] = [-2, -1, 1, 2];
+    pub const SCALARS: [f32; 4] = [0.0, 1.0, -1.0, 0.7];
+    pub const SIZES: [usize; 15] = [0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 64, 65, 257];
+    /// Elements past every vector's and matrix's span: sentinels that must not change.
+    pub const PAD: usize = 3;
+
+    /// Band widths {0, 1, 2, n-1, n+1} for an order n, without repeats.
+    pub fn widths(n: usize) -> Vec<usize> {
+        let mut w = vec![0, 1, 2, n.saturating_sub(1), n + 1];
+        w.sort();
+        w.dedup();
+        w
+    }
+
+    /// The c-th pick of (incx, incy, alpha, beta): over 256 consecutive c, every
+    /// combination once (the factors of c run at different speeds).
+    pub fn pick(c: usize) -> (i32, i32, f32, f32) {
+        (
+            INCS[c % 4],
+            INCS[(c / 4) % 4],
+            SCALARS[(c / 16) % 4],
+            SCALARS[(c / 64) % 4],
+        )
+    }
+
+    /// A vector of `n` logical elements with increment `inc`: random, PAD more after.
+    pub fn vector(r: &mut StdRng, n: usize, inc: i32) -> Vec<f32> {
+        reals(r, span(n as i32, inc) + PAD)
+    }
+
+    /// Sets the logical elements of a vector to `v`.
+    pub fn set_logical(x: &mut [f32], n: usize, inc: i32, v: f32) {
+        for p in positions(n as i32, inc) {
+            x[p] = v;
+        }
+    }
+
+    /// |v| with NaN taken as 0: the magnitudes of what a routine reads (NaN marks slots it
+    /// does not read).
+    pub fn magnitudes(v: &[f32]) -> Vec<f32> {
+        v.iter()
+            .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
+            .collect()
+    }
+
+    /// Checks `y` (n logical elements, increment inc) against `want`: within `tol(i)` on
+    /// the logical elements, bit for bit elsewhere (`before` holds what was there).
+    pub fn assert_vector(
+        what: &str,
+        got: &[f32],
+        want: &[f32],
+        before: &[f32],
+        n: usize,
+        inc: i32,
+        tol: impl Fn(usize) -> f32,
+    ) {
+        let mut logical = vec![false; before.len()];
+        positions(n as i32, inc)
+            .into_iter()
+            .for_each(|p| logical[p] = true);
+        assert_eq!(got.len(), want.len(), "{what}: lengths");
+        for i in 0..got.len() {
+            if logical[i] {
+                let (g, w) = (got[i], want[i]);
+                let ok = if w.is_nan() {
+                    g.is_nan()
+                } else if w.is_infinite() {
+                    g == w
+                } else {
+                    (g - w).abs() <= tol(i)
+                };
+                assert!(
+                    ok,
+                    "{what}: element {i}: got {g:e}, want {w:e} (tolerance {:e})",
+                    tol(i)
+                );
+            } else {
+                assert!(
+                    same(got[i], before[i]),
+                    "{what}: element {i} outside the vector changed"
+                );
+            }
+        }
+    }
+
+    /// A matrix-vector case: `y := alpha*op(A)*x + beta*y` with `terms` products per
+    /// element; `reference(a, x, y, alpha, beta)`, `device(a, x, y)` and `host(a, x, y)`
+    /// run it on the reference BLAS, the device API and the host API.
+    #[allow(clippy::too_many_arguments)]
+    pub fn check_mv(
+        ctx: &Context,
+        r: &mut StdRng,
+        what: &str,
+        a: &[f32],
+        (len_x, incx): (usize, i32),
+        (len_y, incy): (usize, i32),
+        (alpha, beta): (f32, f32),
+        terms: usize,
+        reference: impl Fn(&[f32], &[f32], &mut [f32], f32, f32),
+        device: impl Fn(&Buffer, &Buffer, &mut Buffer) -> fragblas::Result<()>,
+        host: impl Fn(&[f32], &[f32], &mut [f32]) -> fragblas::Result<()>,
+    ) {
+        let mut a = a.to_vec();
+        let mut x = vector(r, len_x, incx);
+        // alpha == 0: A and x are not read at all.
+        if alpha == 0.0 {
+            a.iter_mut().for_each(|v| *v = f32::NAN);
+            x.iter_mut().for_each(|v| *v = f32::NAN);
+        }
+        let mut y0 = vector(r, len_y, incy);
+        // beta == 0: y is not read.
+        if beta == 0.0 {
+            set_logical(&mut y0, len_y, incy, f32::NAN);
+        }
+        let mut want = y0.clone();
+        reference(&a, &x, &mut want, alpha, beta);
+        // (An empty matrix is reference's quick return: y keeps what it had.)
+        if len_x > 0 {
+            for p in positions(len_y as i32, incy) {
+                assert!(
+                    want[p].is_finite(),
+                    "{what}: the reference read a NaN (element {p}): the test's storage is wrong"
+                );
+            }
+        }
+        let mut bound = vec![0.0f32; y0.len()];
+        reference(&magnitudes(&a), &magnitudes(&x), &mut bound, 1.0, 0.0);
+        let y_abs = magnitudes(&y0);
+        // Both sides sum `terms` products in some order: each within (terms + 2) eps of
+        // the exact value in units of alpha |A||x| + |beta y|; the check allows the sum.
+        let tol = |i: usize| {
+            2.0 * (terms as f32 + 2.0) * EPS * (alpha.abs() * bound[i] + beta.abs() * y_abs[i])
+                + f32::MIN_POSITIVE
+        };
+        let (ga, gx) = (ctx.upload(&a).unwrap(), ctx.upload(&x).unwrap());
+        let mut gy = ctx.upload(&y0).unwrap();
+        device(&ga, &gx, &mut gy).unwrap();
+        assert_vector(
+            &format!("{what} device"),
+            &gy.to_vec().unwrap(),
+            &want,
+            &y0,
+            len_y,
+            incy,
+            tol,
+        );
+        let mut hy = y0.clone();
+        host(&a, &x, &mut hy).unwrap();
+        assert_vector(&format!("{what} host"), &hy, &want, &y0, len_y, incy, tol);
+        // A and x are unchanged.
+        assert_same_slices(&format!("{what} a"), &ga.to_vec().unwrap(), &a);
+        assert_same_slices(&format!("{what} x"), &gx.to_vec().unwrap(), &x);
+    }
+}

@@ -1,0 +1,281 @@
+//! The rank updates against the reference BLAS: sger, ssyr, sspr, ssyr2, sspr2, through the
+//! device API and the host API, for every size of the issue (m != n for sger), both
+//! layouts, both triangles, increments {-2, -1, 1, 2} and alpha in {0, 1, -1, 0.7}, on both
+//! of the context's paths (rendered and in place). Slots of A outside the matrix or the
+//! triangle hold NaN: they must be neither read (a NaN would reach a result) nor written
+//! (they must keep their bits).
+//!
+//! Tolerance: each element gets one or two products and sums on either side, each rounded
+//! once: |gpu - cpu| <= 3 eps (|a| + |alpha| (|x_i y_j| + |y_i x_j|)).
+
+mod common;
+
+use common::check2::*;
+use common::stored::{self, Kind, What};
+use common::*;
+use fragblas::{cblas, Context, Layout, Uplo};
+
+const LAYOUTS: [Layout; 2] = [Layout::ColMajor, Layout::RowMajor];
+const UPLOS: [Uplo; 2] = [Uplo::Upper, Uplo::Lower];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Which {
+    Ger,
+    Syr,
+    Spr,
+    Syr2,
+    Spr2,
+}
+
+/// Checks an updated matrix: written slots within tolerance, every other slot its bits.
+fn assert_matrix(
+    what: &str,
+    got: &[f32],
+    want: &[f32],
+    before: &[f32],
+    written: &[bool],
+    tol: &[f32],
+) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for i in 0..got.len() {
+        if written[i] {
+            let ok = (want[i].is_nan() && got[i].is_nan()) || (got[i] - want[i]).abs() <= tol[i];
+            assert!(ok, "{what}: slot {i}: got {:e}, want {:e}", got[i], want[i]);
+        } else {
+            assert!(
+                same(got[i], before[i]),
+                "{what}: slot {i} outside the matrix changed"
+            );
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rank_case(
+    ctx: &Context,
+    r: &mut rand::rngs::StdRng,
+    which: Which,
+    layout: Layout,
+    uplo: Uplo,
+    m: usize,
+    n: usize,
+    c: usize,
+) {
+    let (incx, incy, alpha, _) = pick(c);
+    let (kind, what_m, rows) = match which {
+        Which::Ger => (Kind::Full, What::General, m),
+        Which::Syr | Which::Syr2 => (Kind::Full, What::Triangle(uplo, None), n),
+        Which::Spr | Which::Spr2 => (Kind::Packed, What::Triangle(uplo, None), n),
+    };
+    let ld = match layout {
+        Layout::ColMajor => rows.max(1),
+        Layout::RowMajor => n.max(1),
+    } + c % 3;
+    let a0 = stored::build(layout, kind, what_m, rows, n, ld, PAD, stored::random(r));
+    let written = stored::written(layout, kind, what_m, rows, n, ld, a0.len());
+    let mut x = vector(r, rows, incx);
+    let mut y = vector(r, n, incy);
+    // A few zeros in y (and x): reference leaves the columns they pick alone, NaN or not.
+    if n > 2 {
+        y[positions(n as i32, incy)[1]] = 0.0;
+        x[positions(rows as i32, incx)[n / 2 % rows.max(1)]] = 0.0;
+    }
+    let (mi, ni, ldi) = (rows as i32, n as i32, ld as i32);
+    let reference = |a: &mut [f32], x: &[f32], y: &[f32], alpha: f32| match which {
+        Which::Ger => cpu2::sger(layout, mi, ni, alpha, x, incx, y, incy, a, ldi),
+        Which::Syr => cpu2::ssyr(layout, uplo, ni, alpha, x, incx, a, ldi),
+        Which::Spr => cpu2::sspr(layout, uplo, ni, alpha, x, incx, a),
+        Which::Syr2 => cpu2::ssyr2(layout, uplo, ni, alpha, x, incx, y, incy, a, ldi),
+        Which::Spr2 => cpu2::sspr2(layout, uplo, ni, alpha, x, incx, y, incy, a),
+    };
+    let mut want = a0.clone();
+    reference(&mut want, &x, &y, alpha);
+    // |a| + |alpha| (|x||y|^T + |y||x|^T): the same update on magnitudes.
+    let mut bound = magnitudes(&a0);
+    reference(&mut bound, &magnitudes(&x), &magnitudes(&y), alpha.abs());
+    let tol: Vec<f32> = bound
+        .iter()
+        .map(|b| 3.0 * EPS * b + f32::MIN_POSITIVE)
+        .collect();
+    let what = format!(
+        "{which:?} {layout:?} {uplo:?} m={rows} n={n} incx={incx} incy={incy} alpha={alpha}"
+    );
+    for (i, w) in want.iter().enumerate() {
+        assert!(
+            !written[i] || w.is_finite(),
+            "{what}: the reference read a NaN: the test's storage is wrong"
+        );
+    }
+    let (gx, gy) = (ctx.upload(&x).unwrap(), ctx.upload(&y).unwrap());
+    let mut ga = ctx.upload(&a0).unwrap();
+    match which {
+        Which::Ger => ctx.sger(layout, mi, ni, alpha, &gx, incx, &gy, incy, &mut ga, ldi),
+        Which::Syr => ctx.ssyr(layout, uplo, ni, alpha, &gx, incx, &mut ga, ldi),
+        Which::Spr => ctx.sspr(layout, uplo, ni, alpha, &gx, incx, &mut ga),
+        Which::Syr2 => ctx.ssyr2(layout, uplo, ni, alpha, &gx, incx, &gy, incy, &mut ga, ldi),
+        Which::Spr2 => ctx.sspr2(layout, uplo, ni, alpha, &gx, incx, &gy, incy, &mut ga),
+    }
+    .unwrap();
+    assert_matrix(
+        &format!("{what} device"),
+        &ga.to_vec().unwrap(),
+        &want,
+        &a0,
+        &written,
+        &tol,
+    );
+    let mut ha = a0.clone();
+    match which {
+        Which::Ger => cblas::sger(ctx, layout, mi, ni, alpha, &x, incx, &y, incy, &mut ha, ldi),
+        Which::Syr => cblas::ssyr(ctx, layout, uplo, ni, alpha, &x, incx, &mut ha, ldi),
+        Which::Spr => cblas::sspr(ctx, layout, uplo, ni, alpha, &x, incx, &mut ha),
+        Which::Syr2 => cblas::ssyr2(
+            ctx, layout, uplo, ni, alpha, &x, incx, &y, incy, &mut ha, ldi,
+        ),
+        Which::Spr2 => cblas::sspr2(ctx, layout, uplo, ni, alpha, &x, incx, &y, incy, &mut ha),
+    }
+    .unwrap();
+    assert_matrix(&format!("{what} host"), &ha, &want, &a0, &written, &tol);
+}
+
+#[test]
+fn rank_updates_match_blas_on_both_paths() {
+    for ctx in both_paths() {
+        let mut r = rng(501);
+        let mut c = 0;
+        for &n in &SIZES {
+            for layout in LAYOUTS {
+                let mut ms = vec![n, n + 3, n / 2];
+                ms.dedup();
+                for &m in &ms {
+                    rank_case(&ctx, &mut r, Which::Ger, layout, Uplo::Upper, m, n, c);
+                    c += 5;
+                }
+                for uplo in UPLOS {
+                    for which in [Which::Syr, Which::Spr, Which::Syr2, Which::Spr2] {
+                        rank_case(&ctx, &mut r, which, layout, uplo, n, n, c);
+                        c += 5;
+                    }
+                }
+            }
+        }
+        for which in [Which::Ger, Which::Syr, Which::Spr, Which::Syr2, Which::Spr2] {
+            rank_case(
+                &ctx,
+                &mut r,
+                which,
+                Layout::RowMajor,
+                Uplo::Lower,
+                1000,
+                1000,
+                13,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
+    // sger: y_j == 0 leaves column j alone even if x holds NaN and Inf; alpha == 0 reads
+    // nothing at all.
+    let ctx = ctx();
+    let x = [1.0f32, f32::NAN, f32::INFINITY];
+    let y = [0.0f32, 2.0];
+    let a0 = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let mut want = a0;
+    cpu2::sger(Layout::ColMajor, 3, 2, 1.0, &x, 1, &y, 1, &mut want, 3);
+    let mut got = a0;
+    cblas::sger(&ctx, Layout::ColMajor, 3, 2, 1.0, &x, 1, &y, 1, &mut got, 3).unwrap();
+    assert_eq!(&got[..3], &a0[..3]);
+    assert_same_slices("sger", &got, &want);
+    let mut untouched = a0;
+    cblas::sger(
+        &ctx,
+        Layout::ColMajor,
+        3,
+        2,
+        0.0,
+        &[],
+        1,
+        &[],
+        1,
+        &mut untouched,
+        3,
+    )
+    .unwrap();
+    assert_eq!(untouched, a0);
+}
+
+#[test]
+fn argument_errors_name_the_parameter() {
+    let ctx = ctx();
+    let x = ctx.upload(&[1.0; 4]).unwrap();
+    let mut a = ctx.upload(&[1.0; 16]).unwrap();
+    let pos = |e: fragblas::Error| match e {
+        fragblas::Error::InvalidArgument {
+            param, position, ..
+        } => (param, position),
+        e => panic!("{e:?}"),
+    };
+    use Layout::*;
+    assert_eq!(
+        pos(ctx
+            .sger(ColMajor, -1, 2, 1.0, &x, 1, &x, 1, &mut a, 1)
+            .unwrap_err()),
+        ("m", 2)
+    );
+    assert_eq!(
+        pos(ctx
+            .sger(RowMajor, 2, -1, 1.0, &x, 1, &x, 1, &mut a, 1)
+            .unwrap_err()),
+        ("n", 3)
+    );
+    assert_eq!(
+        pos(ctx
+            .sger(RowMajor, 2, 2, 1.0, &x, 1, &x, 0, &mut a, 2)
+            .unwrap_err()),
+        ("incy", 8)
+    );
+    assert_eq!(
+        pos(ctx
+            .sger(ColMajor, 4, 2, 1.0, &x, 1, &x, 1, &mut a, 3)
+            .unwrap_err()),
+        ("lda", 10)
+    );
+    assert_eq!(
+        pos(ctx
+            .ssyr(ColMajor, Uplo::Upper, 2, 1.0, &x, 0, &mut a, 2)
+            .unwrap_err()),
+        ("incx", 6)
+    );
+    assert_eq!(
+        pos(ctx
+            .ssyr2(ColMajor, Uplo::Upper, 4, 1.0, &x, 1, &x, 1, &mut a, 3)
+            .unwrap_err()),
+        ("lda", 10)
+    );
+    assert_eq!(
+        pos(ctx
+            .sspr2(ColMajor, Uplo::Upper, -4, 1.0, &x, 1, &x, 1, &mut a)
+            .unwrap_err()),
+        ("n", 3)
+    );
+    assert!(matches!(
+        ctx.sspr(
+            ColMajor,
+            Uplo::Upper,
+            6,
+            1.0,
+            &ctx.upload(&[1.0; 6]).unwrap(),
+            1,
+            &mut a
+        ),
+        Err(fragblas::Error::TooShort {
+            param: "ap",
+            needed: 21,
+            ..
+        })
+    ));
+    assert_eq!(a.to_vec().unwrap(), vec![1.0; 16]);
+    ctx.finish().unwrap();
+}

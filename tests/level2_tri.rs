@@ -1,0 +1,351 @@
+//! The triangular matrix-vector products and solves against the reference BLAS: strmv,
+//! stbmv, stpmv, strsv, stbsv, stpsv, through the device API and the host API, for every
+//! size of the issue, both layouts, both triangles, both transposes, unit and non-unit
+//! diagonals, band widths {0, 1, 2, n-1, n+1} and increments {-2, -1, 1, 2}. Slots of A
+//! the routine does not read hold NaN (gaps, the other triangle, a unit diagonal); x's
+//! neighbours are sentinels that must not change.
+//!
+//! Tolerances: a product sums at most w terms (w the band's width), so both sides lie
+//! within (w + 2) eps |op(A)||x| of the exact value. A solve's matrix is well conditioned
+//! by construction (`stored::dominant`: condition at most 5 in the infinity norm), so each
+//! side's forward error is at most about 5 (w + 2) eps max|x|; the check allows twice that.
+
+mod common;
+
+use common::check2::*;
+use common::stored::{self, Kind, What};
+use common::*;
+use fragblas::{cblas, Diag, Layout, Transpose, Uplo};
+
+const LAYOUTS: [Layout; 2] = [Layout::ColMajor, Layout::RowMajor];
+const UPLOS: [Uplo; 2] = [Uplo::Upper, Uplo::Lower];
+const TRANS: [Transpose; 2] = [Transpose::NoTrans, Transpose::Trans];
+const DIAGS: [Diag; 2] = [Diag::NonUnit, Diag::Unit];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Store {
+    Full,
+    Band(usize),
+    Packed,
+}
+
+/// One triangular case: `solve` picks strsv/stbsv/stpsv over the multiplies.
+#[allow(clippy::too_many_arguments)]
+fn tri_case(
+    ctx: &fragblas::Context,
+    r: &mut rand::rngs::StdRng,
+    solve: bool,
+    store: Store,
+    (layout, uplo, t, d): (Layout, Uplo, Transpose, Diag),
+    n: usize,
+    incx: i32,
+    ld_extra: usize,
+) {
+    let what_m = What::Triangle(uplo, Some(d));
+    let (kind, lda, width) = match store {
+        Store::Full => (Kind::Full, n.max(1) + ld_extra, n),
+        Store::Band(k) => (
+            Kind::Band { k },
+            k + 1 + ld_extra,
+            k.min(n.saturating_sub(1)) + 1,
+        ),
+        Store::Packed => (Kind::Packed, 0, n),
+    };
+    let a = if solve {
+        stored::build(
+            layout,
+            kind,
+            what_m,
+            n,
+            n,
+            lda,
+            PAD,
+            stored::dominant(r, width.saturating_sub(1)),
+        )
+    } else {
+        stored::build(layout, kind, what_m, n, n, lda, PAD, stored::random(r))
+    };
+    let x0 = vector(r, n, incx);
+    let (ni, ldi) = (n as i32, lda as i32);
+    let k = match store {
+        Store::Band(k) => k as i32,
+        _ => 0,
+    };
+    let op = if solve { "sv" } else { "mv" };
+    let name = match store {
+        Store::Full => format!("cblas_str{op}"),
+        Store::Band(_) => format!("cblas_stb{op}"),
+        Store::Packed => format!("cblas_stp{op}"),
+    };
+    let reference = |a: &[f32], x: &mut [f32]| match store {
+        Store::Full => cpu2::tr_full(&name, layout, uplo, t, d, ni, a, ldi, x, incx),
+        Store::Band(_) => cpu2::tr_band(&name, layout, uplo, t, d, ni, k, a, ldi, x, incx),
+        Store::Packed => cpu2::tr_packed(&name, layout, uplo, t, d, ni, a, x, incx),
+    };
+    let mut want = x0.clone();
+    reference(&a, &mut want);
+    let what = format!("{name} {layout:?} {uplo:?} {t:?} {d:?} n={n} incx={incx} lda={lda}");
+    for p in positions(ni, incx) {
+        assert!(
+            want[p].is_finite(),
+            "{what}: the reference read a NaN: the test's storage is wrong"
+        );
+    }
+    let tol: Vec<f32> = if solve {
+        let big = positions(ni, incx)
+            .iter()
+            .map(|&p| want[p].abs())
+            .fold(0.0f32, f32::max);
+        vec![2.0 * 5.0 * (width as f32 + 2.0) * EPS * big + f32::MIN_POSITIVE; x0.len()]
+    } else {
+        let mut bound = magnitudes(&x0);
+        reference(&magnitudes(&a), &mut bound);
+        bound
+            .iter()
+            .map(|b| 2.0 * (width as f32 + 2.0) * EPS * b + f32::MIN_POSITIVE)
+            .collect()
+    };
+    let ga = ctx.upload(&a).unwrap();
+    let mut gx = ctx.upload(&x0).unwrap();
+    let run = match (solve, store) {
+        (false, Store::Full) => ctx.strmv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, incx),
+        (false, Store::Band(_)) => ctx.stbmv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, incx),
+        (false, Store::Packed) => ctx.stpmv(layout, uplo, t, d, ni, &ga, &mut gx, incx),
+        (true, Store::Full) => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, incx),
+        (true, Store::Band(_)) => ctx.stbsv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, incx),
+        (true, Store::Packed) => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, incx),
+    };
+    run.unwrap();
+    assert_vector(
+        &format!("{what} device"),
+        &gx.to_vec().unwrap(),
+        &want,
+        &x0,
+        n,
+        incx,
+        |i| tol[i],
+    );
+    let mut hx = x0.clone();
+    let run = match (solve, store) {
+        (false, Store::Full) => cblas::strmv(ctx, layout, uplo, t, d, ni, &a, ldi, &mut hx, incx),
+        (false, Store::Band(_)) => {
+            cblas::stbmv(ctx, layout, uplo, t, d, ni, k, &a, ldi, &mut hx, incx)
+        }
+        (false, Store::Packed) => cblas::stpmv(ctx, layout, uplo, t, d, ni, &a, &mut hx, incx),
+        (true, Store::Full) => cblas::strsv(ctx, layout, uplo, t, d, ni, &a, ldi, &mut hx, incx),
+        (true, Store::Band(_)) => {
+            cblas::stbsv(ctx, layout, uplo, t, d, ni, k, &a, ldi, &mut hx, incx)
+        }
+        (true, Store::Packed) => cblas::stpsv(ctx, layout, uplo, t, d, ni, &a, &mut hx, incx),
+    };
+    run.unwrap();
+    assert_vector(&format!("{what} host"), &hx, &want, &x0, n, incx, |i| {
+        tol[i]
+    });
+    assert_same_slices(&format!("{what} a unchanged"), &ga.to_vec().unwrap(), &a);
+}
+
+/// Every combination of layout, triangle, transpose and diagonal, every size, every store
+/// (band widths included), increments rotating through INCS.
+fn sweep(solve: bool, seed: u64) {
+    let ctx = ctx();
+    let mut r = rng(seed);
+    let mut c = 0usize;
+    for &n in &SIZES {
+        let mut stores = vec![Store::Full, Store::Packed];
+        stores.extend(widths(n).into_iter().map(Store::Band));
+        for store in stores {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for t in TRANS {
+                        for d in DIAGS {
+                            tri_case(
+                                &ctx,
+                                &mut r,
+                                solve,
+                                store,
+                                (layout, uplo, t, d),
+                                n,
+                                INCS[c % 4],
+                                c % 3,
+                            );
+                            c += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // One large case per storage.
+    for store in [Store::Full, Store::Band(70), Store::Packed] {
+        let combo = (
+            Layout::ColMajor,
+            Uplo::Lower,
+            Transpose::NoTrans,
+            Diag::NonUnit,
+        );
+        tri_case(&ctx, &mut r, solve, store, combo, 1000, -1, 1);
+    }
+}
+
+#[test]
+fn strmv_stbmv_stpmv_match_blas() {
+    sweep(false, 401);
+}
+
+#[test]
+fn strsv_stbsv_stpsv_match_blas() {
+    sweep(true, 402);
+}
+
+#[test]
+fn singular_and_special_values_spread_as_in_reference() {
+    // A zero or NaN on the diagonal, zeros in x, Inf in x: the no-transpose loops skip a zero
+    // x_j (so a NaN of A's column j does not spread, and 0/0 is not taken), the transposed
+    // ones do not. Results must be Inf or NaN exactly where reference's are.
+    let ctx = ctx();
+    let n = 37;
+    let mut r = rng(403);
+    for (solve, layout, uplo, t) in [
+        (true, Layout::ColMajor, Uplo::Upper, Transpose::NoTrans),
+        (true, Layout::ColMajor, Uplo::Lower, Transpose::Trans),
+        (true, Layout::RowMajor, Uplo::Lower, Transpose::NoTrans),
+        (false, Layout::ColMajor, Uplo::Upper, Transpose::NoTrans),
+        (false, Layout::RowMajor, Uplo::Upper, Transpose::Trans),
+    ] {
+        let what_m = What::Triangle(uplo, Some(Diag::NonUnit));
+        let mut a = stored::build(
+            layout,
+            Kind::Full,
+            what_m,
+            n,
+            n,
+            n,
+            0,
+            stored::dominant(&mut r, n),
+        );
+        // A zero diagonal element, a NaN in a column, an Inf elsewhere.
+        let s = |i, j| stored::slot(layout, Kind::Full, what_m, n, n, n, i, j).unwrap();
+        a[s(5, 5)] = 0.0;
+        let (i, j) = if uplo == Uplo::Upper {
+            (3, 20)
+        } else {
+            (20, 3)
+        };
+        a[s(i, j)] = f32::NAN;
+        // Row and column 5 hold nothing but their zero diagonal, and b_5 = 0: unknown 5 is
+        // 0 when its turn comes, which the non-transposed solves do not divide (reference
+        // skips it: 0, not 0/0).
+        for k in 0..n {
+            if k != 5 {
+                for (i, j) in [(5, k), (k, 5)] {
+                    if let Some(p) = stored::slot(layout, Kind::Full, what_m, n, n, n, i, j) {
+                        a[p] = 0.0;
+                    }
+                }
+            }
+        }
+        let mut x = reals(&mut r, n);
+        x[5] = 0.0;
+        x[3] = 0.0;
+        x[20] = 0.0;
+        // An Inf in x (the multiplies only: in a solve it would reach every unknown,
+        // unknown 5 included, through its zero products).
+        if !solve {
+            x[30] = f32::INFINITY;
+        }
+        let name = if solve { "cblas_strsv" } else { "cblas_strmv" };
+        let mut want = x.clone();
+        cpu2::tr_full(
+            name,
+            layout,
+            uplo,
+            t,
+            Diag::NonUnit,
+            n as i32,
+            &a,
+            n as i32,
+            &mut want,
+            1,
+        );
+        let ga = ctx.upload(&a).unwrap();
+        let mut gx = ctx.upload(&x).unwrap();
+        let ni = n as i32;
+        if solve {
+            ctx.strsv(layout, uplo, t, Diag::NonUnit, ni, &ga, ni, &mut gx, 1)
+                .unwrap();
+        } else {
+            ctx.strmv(layout, uplo, t, Diag::NonUnit, ni, &ga, ni, &mut gx, 1)
+                .unwrap();
+        }
+        let got = gx.to_vec().unwrap();
+        for i in 0..n {
+            let (g, w) = (got[i], want[i]);
+            let what = format!("{name} {layout:?} {uplo:?} {t:?} element {i}: got {g}, want {w}");
+            if w.is_nan() {
+                assert!(g.is_nan(), "{what}");
+            } else if w.is_infinite() {
+                assert_eq!(g, w, "{what}");
+            } else {
+                assert!(g.is_finite(), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn argument_errors_name_the_parameter() {
+    let ctx = ctx();
+    let a = ctx.upload(&[1.0; 16]).unwrap();
+    let mut x = ctx.upload(&[1.0; 4]).unwrap();
+    let pos = |e: fragblas::Error| match e {
+        fragblas::Error::InvalidArgument {
+            param, position, ..
+        } => (param, position),
+        e => panic!("{e:?}"),
+    };
+    let (l, u, t, d) = (
+        Layout::ColMajor,
+        Uplo::Upper,
+        Transpose::NoTrans,
+        Diag::Unit,
+    );
+    assert_eq!(
+        pos(ctx.strmv(l, u, t, d, -1, &a, 1, &mut x, 1).unwrap_err()),
+        ("n", 5)
+    );
+    assert_eq!(
+        pos(ctx.strsv(l, u, t, d, 4, &a, 3, &mut x, 1).unwrap_err()),
+        ("lda", 7)
+    );
+    assert_eq!(
+        pos(ctx.strsv(l, u, t, d, 4, &a, 4, &mut x, 0).unwrap_err()),
+        ("incx", 9)
+    );
+    assert_eq!(
+        pos(ctx.stbmv(l, u, t, d, 4, -1, &a, 4, &mut x, 1).unwrap_err()),
+        ("k", 6)
+    );
+    assert_eq!(
+        pos(ctx.stbsv(l, u, t, d, 4, 3, &a, 3, &mut x, 1).unwrap_err()),
+        ("lda", 8)
+    );
+    assert_eq!(
+        pos(ctx.stpsv(l, u, t, d, 4, &a, &mut x, 0).unwrap_err()),
+        ("incx", 8)
+    );
+    assert!(matches!(
+        ctx.stpmv(l, u, t, d, 6, &a, &mut x, 1),
+        Err(fragblas::Error::TooShort {
+            param: "ap",
+            needed: 21,
+            ..
+        })
+    ));
+    assert_eq!(
+        cblas::strsv(&ctx, l, u, t, d, 0, &[], 1, &mut [], 1),
+        Ok(())
+    );
+    assert_eq!(x.to_vec().unwrap(), vec![1.0; 4]);
+    ctx.finish().unwrap();
+}
