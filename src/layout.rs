@@ -90,6 +90,57 @@ impl TexLayout {
         (count / row, count % row)
     }
 
+    /// The smallest rectangle of texels `(x, y, width, height)` that holds every element
+    /// `off + i + j*ld` (`i < m`, `j < n`, both at least 1) of a column-major window: one
+    /// run of texels in a single row, a column of runs when each column of the window is one
+    /// row of texels (`ld` is the texture's row of floats), else whole rows.
+    pub fn window_rect(
+        &self,
+        off: usize,
+        (m, n): (usize, usize),
+        ld: usize,
+    ) -> (u32, u32, u32, u32) {
+        let w = self.width as usize;
+        let first = off / FLOATS_PER_TEXEL;
+        let last = (off + (n - 1) * ld + m - 1) / FLOATS_PER_TEXEL;
+        let (y0, y1) = (first / w, last / w);
+        let rect = |x0: usize, y0: usize, x1: usize, y1: usize| {
+            (
+                x0 as u32,
+                y0 as u32,
+                (x1 - x0 + 1) as u32,
+                (y1 - y0 + 1) as u32,
+            )
+        };
+        let i0 = off % ld.max(1);
+        if y0 == y1 {
+            rect(first % w, y0, last % w, y0)
+        } else if ld == self.row_floats() && i0 + m <= ld {
+            rect(
+                i0 / FLOATS_PER_TEXEL,
+                y0,
+                (i0 + m - 1) / FLOATS_PER_TEXEL,
+                y1,
+            )
+        } else {
+            rect(0, y0, w - 1, y1)
+        }
+    }
+
+    /// The texels a pass that updates the window of [`TexLayout::window_rect`] draws: that
+    /// rectangle when it is at most half of the texture (the pass then draws it into a
+    /// scratch texture and copies it back), else the whole texture (drawn into a new texture
+    /// that replaces the old one, the texels outside the window copied by the pass).
+    pub fn update_rect(&self, off: usize, mn: (usize, usize), ld: usize) -> (u32, u32, u32, u32) {
+        let r = self.window_rect(off, mn, ld);
+        let area = r.2 as usize * r.3 as usize;
+        if 2 * area <= self.width as usize * self.height as usize {
+            r
+        } else {
+            (0, 0, self.width, self.height)
+        }
+    }
+
     /// Texture coordinate of texel `t`.
     pub fn coord(&self, texel: usize) -> (u32, u32) {
         let w = self.width as usize;
@@ -190,6 +241,41 @@ mod tests {
         let text = err.to_string();
         assert!(text.contains("257") && text.contains("256"), "{text}");
         assert!(TexLayout::new(1, 0, 8).is_err());
+    }
+
+    /// Every element of the window lies in the rectangle, checked element by element.
+    fn covers(l: &TexLayout, off: usize, (m, n): (usize, usize), ld: usize) {
+        let (x, y, w, h) = l.window_rect(off, (m, n), ld);
+        assert!(x + w <= l.width && y + h <= l.height);
+        for j in 0..n {
+            for i in 0..m {
+                let (tx, ty) = l.coord((off + i + j * ld) / 4);
+                assert!(tx >= x && tx < x + w && ty >= y && ty < y + h, "{i},{j}");
+            }
+        }
+    }
+
+    #[test]
+    fn window_rectangles_hold_their_windows() {
+        // A pitched texture: each column one row of texels, so a block of rows is a
+        // column of runs.
+        let l = TexLayout::new(16 * 10, 4, 100).unwrap();
+        assert_eq!(l.window_rect(4 + 3 * 16, (8, 5), 16), (1, 3, 2, 5));
+        assert_eq!(l.window_rect(5, (6, 2), 16), (1, 0, 2, 2));
+        covers(&l, 5, (6, 2), 16);
+        // One row of texels.
+        let l = TexLayout::new(1000, 1000, 1000).unwrap();
+        assert_eq!(l.window_rect(9, (3, 2), 5), (2, 0, 3, 1));
+        // Whole rows otherwise.
+        let l = TexLayout::new(4000, 10, 1000).unwrap();
+        assert_eq!(l.window_rect(100, (7, 3), 50), (0, 2, 10, 4));
+        for (off, m, n, ld) in [(0, 1, 1, 1), (3, 5, 7, 9), (41, 2, 30, 33), (0, 40, 25, 40)] {
+            covers(&l, off, (m, n), ld);
+        }
+        // Half the texture or less is drawn alone; more is the whole texture.
+        let l = TexLayout::new(16 * 10, 4, 100).unwrap();
+        assert_eq!(l.update_rect(0, (16, 5), 16), (0, 0, 4, 5));
+        assert_eq!(l.update_rect(0, (16, 6), 16), (0, 0, 4, 10));
     }
 
     #[test]

@@ -19,10 +19,10 @@ float load_elem(sampler2D s, int width, int e) {
     return load_texel(s, width, e >> 2)[e & 3];
 }
 
-// Element (r, c) of op(M), where M is stored column-major with leading dimension ld and op
-// transposes it when trans != 0.
-float op_elem(sampler2D s, int width, int ld, int trans, int r, int c) {
-    return load_elem(s, width, trans != 0 ? c + r * ld : r + c * ld);
+// Element (r, c) of op(M), where M is stored column-major from element off with leading
+// dimension ld and op transposes it when trans != 0.
+float op_elem(sampler2D s, int width, int off, int ld, int trans, int r, int c) {
+    return load_elem(s, width, off + (trans != 0 ? c + r * ld : r + c * ld));
 }
 
 // Storage position of logical element i (0-based) of an n-vector with increment inc, as in

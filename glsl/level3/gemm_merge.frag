@@ -4,9 +4,6 @@
 uniform sampler2D prod;
 uniform sampler2D c;
 uniform int c_width;
-uniform int ldc;
-uniform int m;
-uniform int n;
 uniform float alpha;
 uniform float beta;
 
@@ -15,16 +12,14 @@ layout(location = 0) out vec4 result;
 void main() {
     int t = frag_texel(c_width);
     vec4 r = texelFetch(c, ivec2(gl_FragCoord.xy), 0);
-    int last = (n - 1) * ldc + m - 1;
-    if (4 * t > last) {
+    if (4 * t >= window_end()) {
         result = r;
         return;
     }
     for (int ch = 0; ch < 4; ++ch) {
-        int e = 4 * t + ch;
-        int j = e / ldc;
-        int i = e - j * ldc;
-        if (i < m && j < n) {
+        int i;
+        int j;
+        if (in_window(4 * t + ch, i, j)) {
             float acc = texelFetch(prod, ivec2(i >> 2, j), 0)[i & 3];
             r[ch] = blas_update(alpha, acc, beta, r[ch]);
         }

@@ -13,9 +13,6 @@ uniform sampler2D p7;
 #endif
 uniform sampler2D c;
 uniform int c_width;
-uniform int ldc;
-uniform int m;
-uniform int n;
 uniform float alpha;
 uniform float beta;
 
@@ -43,16 +40,14 @@ float product(int i, int j) {
 void main() {
     int t = frag_texel(c_width);
     vec4 res = texelFetch(c, ivec2(gl_FragCoord.xy), 0);
-    int last = (n - 1) * ldc + m - 1;
-    if (4 * t > last) {
+    if (4 * t >= window_end()) {
         result = res;
         return;
     }
     for (int ch = 0; ch < 4; ++ch) {
-        int e = 4 * t + ch;
-        int j = e / ldc;
-        int i = e - j * ldc;
-        if (i < m && j < n) {
+        int i;
+        int j;
+        if (in_window(4 * t + ch, i, j)) {
             res[ch] = blas_update(alpha, product(i, j), beta, res[ch]);
         }
     }

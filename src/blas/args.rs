@@ -122,6 +122,35 @@ pub(crate) fn matrix_span(rows: usize, cols: usize, ld: usize) -> usize {
     }
 }
 
+/// Error unless `v >= 0`.
+pub(crate) fn non_negative(r: &'static str, param: &'static str, pos: u32, v: i32) -> Result<()> {
+    if v < 0 {
+        Err(invalid(r, param, pos, format!("{v} is negative")))
+    } else {
+        Ok(())
+    }
+}
+
+/// Error unless `ld >= max(1, min)`.
+pub(crate) fn ld_at_least(
+    r: &'static str,
+    param: &'static str,
+    pos: u32,
+    ld: i32,
+    min: i64,
+) -> Result<()> {
+    if (ld as i64) < min.max(1) {
+        Err(invalid(
+            r,
+            param,
+            pos,
+            format!("{ld} is less than max(1, {min})"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

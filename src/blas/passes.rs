@@ -3,10 +3,11 @@
 //! smaller one ([`fold`]), which adds up reduction trees and the partial sums of split
 //! products.
 
+use crate::device::buffer::Buffer;
 use crate::device::context::Inner;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::{Gl, Program, Surface};
+use crate::gl::{Gl, Program, Rect, Surface};
 
 /// Fold kernel that adds: fragment p sums the texels p + k*fold_step, k < fan_in.
 pub(crate) static SUM_REDUCE: Kernel = crate::kernel!("common/sum_reduce.frag");
@@ -16,6 +17,21 @@ pub(crate) static SUM_REDUCE: Kernel = crate::kernel!("common/sum_reduce.frag");
 /// shaders), and the generic kernels loop over the summed index once per output lane (4 per
 /// fragment); longer sums take several passes, each adding to the last.
 pub(crate) const GENERIC_SPAN: usize = 8192;
+
+/// Puts the output of a pass that updates a window of `c` into `c`: `out`, a texture shaped
+/// like c's, holds the new texels in `rect` (from [`crate::layout::TexLayout::update_rect`]).
+/// The whole texture replaces c's; a part of it is copied into c's texture in place, so a
+/// pass over a small window of a large matrix costs the window, not the matrix.
+pub(crate) fn install(inner: &Inner, c: &mut Buffer, out: Surface, rect: Rect) -> Result<()> {
+    let l = c.layout();
+    if rect == (0, 0, l.width, l.height) {
+        inner.give_surface(c.replace_surface(out));
+    } else {
+        inner.enter()?.blit_rect(&out, c.surface(), rect);
+        inner.give_surface(out);
+    }
+    Ok(())
+}
 
 /// Runs a generic kernel over `[0, total)` of its summed index in passes of
 /// [`GENERIC_SPAN`] (one pass when `total` is 0): `pass(gl, prev, lo, hi, out)` draws into

@@ -2,7 +2,7 @@
 //! writes, and the whole sequence (checks, quick return, uploads, device call, write-back)
 //! of the level-2 shapes of call.
 
-use crate::blas::args::{check_span, two_vectors, vector_span};
+use crate::blas::args::{check_span, matrix_span, two_vectors, vector_span};
 use crate::blas::level1::host;
 use crate::blas::level2::matrix::{check_matrix, MvCall};
 use crate::blas::level2::rank::RankCall;
@@ -26,6 +26,30 @@ pub(crate) fn write_back_vector(buf: &Buffer, out: &mut [f32], n: i32, inc: i32)
     buf.read_into(&mut tmp)?;
     for p in host::walk(n, inc) {
         out[p] = tmp[p];
+    }
+    Ok(())
+}
+
+/// Writes back, from `buf`, the elements (i, j) (`i < m`, `j < n`) of a column-major
+/// window with leading dimension `ld` for which `written(i, j)` holds: what a level-3 call
+/// may write, and nothing else of `out`.
+pub(crate) fn write_back_matrix(
+    buf: &Buffer,
+    out: &mut [f32],
+    (m, n, ld): (usize, usize, usize),
+    written: impl Fn(usize, usize) -> bool,
+) -> Result<()> {
+    let span = matrix_span(m, n, ld);
+    let all = (0..n).all(|j| (0..m).all(|i| written(i, j)));
+    if all && (ld == m || n == 1) {
+        return buf.read_into(&mut out[..span]);
+    }
+    let mut tmp = vec![0.0; span];
+    buf.read_into(&mut tmp)?;
+    for j in 0..n {
+        for i in (0..m).filter(|&i| written(i, j)) {
+            out[i + j * ld] = tmp[i + j * ld];
+        }
     }
     Ok(())
 }

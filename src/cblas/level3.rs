@@ -1,8 +1,11 @@
 //! Level 3 of the host API.
 
 use crate::blas::level3::gemm::shape::gemm_shape;
-use crate::blas::types::{Layout, Transpose};
-use crate::cblas::host::upload_span;
+use crate::blas::level3::symm::symm_call;
+use crate::blas::level3::syrk::{syrk_call, SyrkCall};
+use crate::blas::types::{Layout, Side, Transpose, Uplo};
+use crate::cblas::host::{upload_span, write_back_matrix};
+use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::error::Result;
 
@@ -42,15 +45,144 @@ pub fn sgemm(
     ctx.sgemm(
         layout, transa, transb, m, n, k, alpha, &ga, lda, &gb, ldb, beta, &mut gc, ldc,
     )?;
-    let span = s.c_span();
-    if s.ldc == s.m {
-        return gc.read_into(&mut c[..span]);
+    write_back_matrix(&gc, c, (s.m, s.n, s.ldc), |_, _| true)
+}
+
+/// `C := alpha*A*B + beta*C` or `C := alpha*B*A + beta*C` for a symmetric A of which only
+/// the `uplo` triangle is read (see [`Context::ssymm`]).
+///
+/// ```
+/// use fragblas::{cblas, Context, Layout, Side, Uplo};
+/// let ctx = Context::new()?;
+/// let a = [2.0, f32::NAN, 1.0, 3.0]; // [2 1; 1 3], upper triangle stored
+/// let mut c = [0.0f32; 2];
+/// cblas::ssymm(&ctx, Layout::ColMajor, Side::Left, Uplo::Upper, 2, 1, 1.0, &a, 2, &[1.0, 1.0], 2, 0.0, &mut c, 2)?;
+/// assert_eq!(c, [3.0, 4.0]);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn ssymm(
+    ctx: &Context,
+    layout: Layout,
+    side: Side,
+    uplo: Uplo,
+    m: i32,
+    n: i32,
+    alpha: f32,
+    a: &[f32],
+    lda: i32,
+    b: &[f32],
+    ldb: i32,
+    beta: f32,
+    c: &mut [f32],
+    ldc: i32,
+) -> Result<()> {
+    let call = symm_call(layout, side, uplo, m, n, lda, ldb, ldc)?;
+    if call.quick_return(alpha, beta) {
+        return Ok(());
     }
-    let mut tmp = vec![0.0; span];
-    gc.read_into(&mut tmp)?;
-    for j in 0..s.n {
-        let col = j * s.ldc;
-        c[col..col + s.m].copy_from_slice(&tmp[col..col + s.m]);
+    call.check_lengths(alpha, [a.len(), b.len(), c.len()])?;
+    let [(_, sa), (_, sb), (_, sc)] = call.spans(alpha);
+    let ga = upload_span(ctx, a, sa)?;
+    let gb = upload_span(ctx, b, sb)?;
+    let mut gc = upload_span(ctx, c, sc)?;
+    ctx.ssymm(
+        layout, side, uplo, m, n, alpha, &ga, lda, &gb, ldb, beta, &mut gc, ldc,
+    )?;
+    write_back_matrix(&gc, c, (call.m, call.n, call.ldc), |_, _| true)
+}
+
+/// Writes back the `uplo` triangle of an `n x n` window: what ssyrk and ssyr2k write.
+fn write_back_triangle(gc: &Buffer, c: &mut [f32], call: &SyrkCall) -> Result<()> {
+    let upper = call.uplo == Uplo::Upper;
+    write_back_matrix(gc, c, (call.n, call.n, call.ldc), |i, j| {
+        if upper {
+            i <= j
+        } else {
+            i >= j
+        }
+    })
+}
+
+/// `C := alpha*op(A)*op(A)^T + beta*C` on the `uplo` triangle of C (see
+/// [`Context::ssyrk`]); the other triangle is neither read nor written.
+///
+/// ```
+/// use fragblas::{cblas, Context, Layout, Transpose::NoTrans, Uplo};
+/// let ctx = Context::new()?;
+/// let mut c = [0.0, -7.0, 0.0, 0.0];
+/// cblas::ssyrk(&ctx, Layout::ColMajor, Uplo::Upper, NoTrans, 2, 1, 1.0, &[1.0, 2.0], 2, 0.0, &mut c, 2)?;
+/// assert_eq!(c, [1.0, -7.0, 2.0, 4.0]);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn ssyrk(
+    ctx: &Context,
+    layout: Layout,
+    uplo: Uplo,
+    trans: Transpose,
+    n: i32,
+    k: i32,
+    alpha: f32,
+    a: &[f32],
+    lda: i32,
+    beta: f32,
+    c: &mut [f32],
+    ldc: i32,
+) -> Result<()> {
+    const R: &str = "ssyrk";
+    let call = syrk_call(R, layout, uplo, trans, n, k, lda, None, ldc)?;
+    if call.quick_return(alpha, beta) {
+        return Ok(());
     }
-    Ok(())
+    call.check_lengths(R, alpha, a.len(), None, c.len())?;
+    let ga = upload_span(ctx, a, call.operand_span(alpha, call.lda))?;
+    let mut gc = upload_span(ctx, c, call.c_span())?;
+    ctx.ssyrk(
+        layout, uplo, trans, n, k, alpha, &ga, lda, beta, &mut gc, ldc,
+    )?;
+    write_back_triangle(&gc, c, &call)
+}
+
+/// `C := alpha*op(A)*op(B)^T + alpha*op(B)*op(A)^T + beta*C` on the `uplo` triangle of C
+/// (see [`Context::ssyr2k`]).
+///
+/// ```
+/// use fragblas::{cblas, Context, Layout, Transpose::NoTrans, Uplo};
+/// let ctx = Context::new()?;
+/// let mut c = [0.0f32; 4];
+/// cblas::ssyr2k(&ctx, Layout::ColMajor, Uplo::Lower, NoTrans, 2, 1, 1.0, &[1.0, 2.0], 2, &[1.0, 1.0], 2, 0.0, &mut c, 2)?;
+/// assert_eq!(c, [2.0, 3.0, 0.0, 4.0]);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn ssyr2k(
+    ctx: &Context,
+    layout: Layout,
+    uplo: Uplo,
+    trans: Transpose,
+    n: i32,
+    k: i32,
+    alpha: f32,
+    a: &[f32],
+    lda: i32,
+    b: &[f32],
+    ldb: i32,
+    beta: f32,
+    c: &mut [f32],
+    ldc: i32,
+) -> Result<()> {
+    const R: &str = "ssyr2k";
+    let call = syrk_call(R, layout, uplo, trans, n, k, lda, Some(ldb), ldc)?;
+    if call.quick_return(alpha, beta) {
+        return Ok(());
+    }
+    call.check_lengths(R, alpha, a.len(), Some(b.len()), c.len())?;
+    let ga = upload_span(ctx, a, call.operand_span(alpha, call.lda))?;
+    let gb = upload_span(ctx, b, call.operand_span(alpha, call.ldb))?;
+    let mut gc = upload_span(ctx, c, call.c_span())?;
+    ctx.ssyr2k(
+        layout, uplo, trans, n, k, alpha, &ga, lda, &gb, ldb, beta, &mut gc, ldc,
+    )?;
+    write_back_triangle(&gc, c, &call)
 }

@@ -85,6 +85,19 @@ impl Buffer {
         })
     }
 
+    /// Wraps a surface of `layout`'s shape, which need not be the shape this context gives
+    /// `layout.len` floats (the blocked level-3 routines use pitched scratch matrices whose
+    /// columns are rows of texels).
+    pub(crate) fn with_layout(ctx: &Context, surface: Surface, layout: TexLayout) -> Self {
+        assert!(surface.width == layout.width && surface.height == layout.height);
+        assert!(layout.capacity() >= layout.len);
+        Buffer {
+            ctx: ctx.inner.clone(),
+            surface: Some(surface),
+            layout,
+        }
+    }
+
     /// Gives the texture back (to return it to the pool) instead of freeing it.
     pub(crate) fn into_surface(mut self) -> Surface {
         self.surface.take().expect("a live buffer has a surface")

@@ -201,22 +201,34 @@ impl Gl {
             src.width == dst.width && src.height == dst.height,
             "blit of unequal sizes"
         );
-        // SAFETY: both framebuffers belong to this context and are complete; NEAREST is the
-        // filter GL allows for float formats.
+        self.blit_rect(src, dst, (0, 0, src.width, src.height));
+    }
+
+    /// Copies the texels of `rect` from `src` into the same place of `dst` without a shader.
+    pub(crate) fn blit_rect(&self, src: &Surface, dst: &Surface, rect: Rect) {
+        let (x, y, w, h) = rect;
+        assert!(
+            x + w <= src.width && y + h <= src.height && x + w <= dst.width && y + h <= dst.height,
+            "blit outside a surface"
+        );
+        let (x0, y0, x1, y1) = (x as i32, y as i32, (x + w) as i32, (y + h) as i32);
+        // SAFETY: both framebuffers belong to this context and are complete; the rectangle
+        // lies inside both (checked above); NEAREST is the filter GL allows for float
+        // formats, and equal source and destination rectangles copy texels unscaled.
         unsafe {
             self.gl
                 .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.fbo));
             self.gl
                 .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.fbo));
             self.gl.blit_framebuffer(
-                0,
-                0,
-                src.width as i32,
-                src.height as i32,
-                0,
-                0,
-                dst.width as i32,
-                dst.height as i32,
+                x0,
+                y0,
+                x1,
+                y1,
+                x0,
+                y0,
+                x1,
+                y1,
                 glow::COLOR_BUFFER_BIT,
                 glow::NEAREST,
             );

@@ -1124,3 +1124,5 @@ pub mod check2 {
         assert_same_slices(&format!("{what} x"), &gx.to_vec().unwrap(), &x);
     }
 }
+
+pub mod level3;

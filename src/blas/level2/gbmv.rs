@@ -2,8 +2,8 @@
 //! super-diagonals in band storage). The product is the shared level-2 pass
 //! ([`product`](crate::blas::level2::matrix::product)).
 
-use crate::blas::args::check_inc;
-use crate::blas::level2::matrix::{ld_at_least, non_negative, Matrix, MvCall, Shape, Storage};
+use crate::blas::args::{check_inc, ld_at_least, non_negative};
+use crate::blas::level2::matrix::{Matrix, MvCall, Shape, Storage};
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;

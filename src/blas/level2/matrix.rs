@@ -5,7 +5,7 @@
 //! mapping as C CBLAS does it (a row-major matrix is the column-major transpose, so a
 //! triangle flips and a transpose flips). The passes on the GPU are in `product.rs`.
 
-use crate::blas::args::{check_span, invalid, matrix_span};
+use crate::blas::args::{check_span, matrix_span};
 use crate::blas::types::{Diag, Layout, Transpose, Uplo};
 use crate::device::buffer::Buffer;
 use crate::error::{Error, Result};
@@ -149,35 +149,6 @@ pub(crate) fn col_major_uplo(layout: Layout, uplo: Uplo) -> Uplo {
     match layout {
         Layout::ColMajor => uplo,
         Layout::RowMajor => uplo.flip(),
-    }
-}
-
-/// Error unless `v >= 0`.
-pub(crate) fn non_negative(r: &'static str, param: &'static str, pos: u32, v: i32) -> Result<()> {
-    if v < 0 {
-        Err(invalid(r, param, pos, format!("{v} is negative")))
-    } else {
-        Ok(())
-    }
-}
-
-/// Error unless `ld >= max(1, min)`.
-pub(crate) fn ld_at_least(
-    r: &'static str,
-    param: &'static str,
-    pos: u32,
-    ld: i32,
-    min: i64,
-) -> Result<()> {
-    if (ld as i64) < min.max(1) {
-        Err(invalid(
-            r,
-            param,
-            pos,
-            format!("{ld} is less than max(1, {min})"),
-        ))
-    } else {
-        Ok(())
     }
 }
 

@@ -6,10 +6,8 @@
 //! 1 in place (image stores), A is updated in place, several texels per fragment; else a
 //! new texture is rendered and replaces A's.
 
-use crate::blas::args::{check_inc, check_span, pass_inc};
-use crate::blas::level2::matrix::{
-    check_matrix, col_major_uplo, ld_at_least, non_negative, Matrix, Shape, Storage,
-};
+use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_inc};
+use crate::blas::level2::matrix::{check_matrix, col_major_uplo, Matrix, Shape, Storage};
 use crate::blas::types::{Layout, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;

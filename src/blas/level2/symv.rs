@@ -3,10 +3,8 @@
 //! product is the shared level-2 pass; a row-major call is the column-major call with the
 //! other triangle (A is its own transpose).
 
-use crate::blas::args::check_inc;
-use crate::blas::level2::matrix::{
-    col_major_uplo, ld_at_least, non_negative, Matrix, MvCall, Shape, Storage,
-};
+use crate::blas::args::{check_inc, ld_at_least, non_negative};
+use crate::blas::level2::matrix::{col_major_uplo, Matrix, MvCall, Shape, Storage};
 use crate::blas::types::{Layout, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;

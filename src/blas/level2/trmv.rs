@@ -4,11 +4,9 @@
 //! do, a non-transposed product leaves out the columns whose x_j is 0. Also the argument
 //! rules the triangular solves (`trsv.rs`) share.
 
-use crate::blas::args::{check_inc, check_span, pass_inc};
+use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_inc};
 use crate::blas::level1::update::{update, Op};
-use crate::blas::level2::matrix::{
-    check_matrix, col_major_tri, ld_at_least, non_negative, Matrix, MvCall, Shape, Storage,
-};
+use crate::blas::level2::matrix::{check_matrix, col_major_tri, Matrix, MvCall, Shape, Storage};
 use crate::blas::level2::product::product;
 use crate::blas::types::{Diag, Layout, Transpose, Uplo};
 use crate::device::buffer::Buffer;

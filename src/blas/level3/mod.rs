@@ -1,7 +1,12 @@
 //! Level 3: matrix-matrix routines. Each family is a folder or file here; `gemm` is the
-//! machinery the others build on. Kernels are in `glsl/level3/`.
+//! machinery the others build on, `blocks` what their blocked algorithms share. Kernels are
+//! in `glsl/level3/`.
 
+pub(crate) mod blocks;
 pub(crate) mod gemm;
+pub(crate) mod symm;
+pub(crate) mod syrk;
 
 /// The kernels of every family of this level (for `Context::warm_up`).
-pub(crate) const KERNELS: &[&[&crate::device::kernel::Kernel]] = &[&gemm::kernel::KERNELS];
+pub(crate) const KERNELS: &[&[&crate::device::kernel::Kernel]] =
+    &[&gemm::kernel::KERNELS, &blocks::KERNELS];

@@ -6,14 +6,21 @@ use crate::blas::level3::gemm::shape::GemmShape;
 use crate::device::info::DeviceInfo;
 use crate::device::kernel::Kernel;
 
+/// Where a pass writes in C: the helpers of every kernel that writes C.
+pub(crate) const WINDOW_GLSL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/glsl/level3/gemm_window.glsl"
+));
+
 /// sgemm with scalar fetches, any shape, over C's own texture.
-pub(crate) static GEMM_GENERIC: Kernel = crate::kernel!("level3/gemm_generic.frag");
+pub(crate) static GEMM_GENERIC: Kernel =
+    crate::kernel!("level3/gemm_generic.frag").header(WINDOW_GLSL);
 /// Reorder pass: packs op(A) or op(B) into texels of 4 rows.
 pub(crate) static GEMM_PACK: Kernel = crate::kernel!("level3/gemm_pack.frag");
 /// 4x4 vectorised kernel on packed operands.
 static GEMM_VEC4: Kernel = crate::kernel!("level3/gemm_vec4.frag");
 /// alpha*product + beta*C into C's texture.
-static GEMM_MERGE: Kernel = crate::kernel!("level3/gemm_merge.frag");
+static GEMM_MERGE: Kernel = crate::kernel!("level3/gemm_merge.frag").header(WINDOW_GLSL);
 /// Register-tiled kernel writing 4 columns to 4 render targets.
 static GEMM_MRT4: Kernel = crate::kernel!("level3/gemm_mrt.frag")
     .defines("#define COLS 4")
@@ -23,11 +30,13 @@ static GEMM_MRT8: Kernel = crate::kernel!("level3/gemm_mrt.frag")
     .defines("#define COLS 8")
     .targets(8);
 /// Merge pass reading the 4 targets of GEMM_MRT4.
-static GEMM_MERGE_MRT4: Kernel =
-    crate::kernel!("level3/gemm_merge_mrt.frag").defines("#define COLS 4");
+static GEMM_MERGE_MRT4: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
+    .defines("#define COLS 4")
+    .header(WINDOW_GLSL);
 /// Merge pass reading the 8 targets of GEMM_MRT8.
-static GEMM_MERGE_MRT8: Kernel =
-    crate::kernel!("level3/gemm_merge_mrt.frag").defines("#define COLS 8");
+static GEMM_MERGE_MRT8: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
+    .defines("#define COLS 8")
+    .header(WINDOW_GLSL);
 /// Strip path, reorder pass: packs op(A) into one uniform block per 8-row strip and chunk
 /// of k.
 pub(crate) static GEMM_PACK_STRIP: Kernel =
@@ -51,8 +60,9 @@ static GEMM_STRIP8: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .blocks(8, STRIP_BLOCK_BYTES)
     .blending();
 /// Merge pass reading the 8 targets of the strip kernels.
-static GEMM_MERGE_STRIP: Kernel =
-    crate::kernel!("level3/gemm_merge_strip.frag").defines("#define KC 2048\n#define BAND 8");
+static GEMM_MERGE_STRIP: Kernel = crate::kernel!("level3/gemm_merge_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8")
+    .header(WINDOW_GLSL);
 
 /// The kernels of sgemm.
 pub(crate) const KERNELS: [&Kernel; 13] = [

@@ -13,6 +13,7 @@ use crate::blas::level3::gemm::kernel::{candidates, default_kernel, GemmKernel};
 use crate::blas::level3::gemm::passes::{generic_pass, multiply, GemmCall};
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
 use crate::blas::level3::gemm::tune::{remembered, should_time};
+use crate::blas::passes::install;
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -120,15 +121,37 @@ impl Context {
         s.check_lengths(alpha, a.len(), b.len(), c.len())?;
         // In column-major form A and B are the user's B and A for a row-major call.
         let (ca, cb) = if s.swapped { (b, a) } else { (a, b) };
+        self.gemm_shape_with(kernel, &s, alpha, Src::Buf(ca), Src::Buf(cb), beta, c)?;
+        self.inner.enter()?.check(R)
+    }
+
+    /// `C := alpha*op(A)*op(B) + beta*C` on a column-major shape (offsets and a part of the
+    /// window included), after the checks: the machinery every level-3 routine runs on.
+    /// `k == 0` or `alpha == 0` give `C := beta*C` without reading A or B. A or B may be
+    /// C itself ([`Src::C`]) where the window does not overlap what they read.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_shape_with(
+        &self,
+        kernel: GemmKernel,
+        s: &GemmShape,
+        alpha: f32,
+        a: Src,
+        b: Src,
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<()> {
         let inner = &self.inner;
+        let cr: &Buffer = c;
+        let (a, b) = (a.or(cr), b.or(cr));
         let call = GemmCall {
-            s: &s,
+            s,
             alpha,
-            a: ca,
-            b: cb,
+            a,
+            b,
             beta,
-            c,
+            c: cr,
         };
+        let rect = call.rect();
         let out = if alpha == 0.0 || s.k == 0 {
             // C := beta*C without A or B, and without alpha: reference skips the product
             // altogether, so a NaN or Inf alpha does not reach C when k == 0.
@@ -136,8 +159,8 @@ impl Context {
         } else {
             let info = self.info();
             let kernel = match kernel {
-                GemmKernel::Auto => self.auto_kernel(&s, ca, cb, c)?,
-                k if k.runs(info, &s) => k,
+                GemmKernel::Auto => self.auto_kernel(s, a, b, cr)?,
+                k if k.runs(info, s) => k,
                 k => {
                     return Err(Error::Unsupported(format!(
                         "sgemm: kernel {k:?} cannot run m={}, n={}, k={} on this device \
@@ -154,8 +177,25 @@ impl Context {
             };
             multiply(inner, kernel, &call)?
         };
-        let old = c.replace_surface(out);
-        inner.give_surface(old);
-        inner.enter()?.check(R)
+        install(inner, c, out, rect)
+    }
+}
+
+/// Where a level-3 operand comes from: a buffer, or the C of the same call.
+#[derive(Clone, Copy)]
+pub(crate) enum Src<'a> {
+    /// This buffer.
+    Buf(&'a Buffer),
+    /// The buffer the call writes (its window must not overlap what is read).
+    C,
+}
+
+impl<'a> Src<'a> {
+    /// The buffer, with `c` standing for C.
+    fn or(self, c: &'a Buffer) -> &'a Buffer {
+        match self {
+            Src::Buf(b) => b,
+            Src::C => c,
+        }
     }
 }

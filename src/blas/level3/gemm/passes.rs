@@ -4,12 +4,12 @@
 
 use crate::blas::level3::gemm::kernel::{GemmKernel, GEMM_GENERIC, GEMM_PACK, GEMM_PACK_STRIP};
 use crate::blas::level3::gemm::plan::{StripPlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC};
-use crate::blas::level3::gemm::shape::GemmShape;
+use crate::blas::level3::gemm::shape::{GemmShape, Operand, Window};
 use crate::blas::passes::in_spans;
 use crate::device::buffer::Buffer;
 use crate::device::context::Inner;
 use crate::error::Result;
-use crate::gl::{Gl, Program, Surface};
+use crate::gl::{Gl, Program, Rect, Surface};
 
 /// One sgemm call in column-major form after the argument checks: what the passes read.
 #[derive(Clone, Copy)]
@@ -22,13 +22,45 @@ pub(crate) struct GemmCall<'a> {
     pub c: &'a Buffer,
 }
 
+impl GemmCall<'_> {
+    /// The texels of C the passes that write C draw ([`TexLayout::update_rect`]).
+    ///
+    /// [`TexLayout::update_rect`]: crate::layout::TexLayout::update_rect
+    pub(crate) fn rect(&self) -> Rect {
+        self.c
+            .layout()
+            .update_rect(self.s.c_off, (self.s.m, self.s.n), self.s.ldc)
+    }
+}
+
 /// Sets the uniforms every pass that writes C shares: C's window and the BLAS scalars.
 fn set_update_uniforms(gl: &Gl, p: &Program, s: &GemmShape, alpha: f32, beta: f32) {
-    gl.set_i32(p, "ldc", s.ldc as i32);
-    gl.set_i32(p, "m", s.m as i32);
-    gl.set_i32(p, "n", s.n as i32);
+    set_window(gl, p, (s.m, s.n), s.ldc, s.c_off, s.window);
     gl.set_f32(p, "alpha", alpha);
     gl.set_f32(p, "beta", beta);
+}
+
+/// Sets the uniforms of `gemm_window.glsl`: the `m x n` window of C from element `c_off`
+/// with leading dimension `ldc`, and the part of it written.
+pub(crate) fn set_window(
+    gl: &Gl,
+    p: &Program,
+    (m, n): (usize, usize),
+    ldc: usize,
+    c_off: usize,
+    window: Window,
+) {
+    gl.set_i32(p, "ldc", ldc as i32);
+    gl.set_i32(p, "m", m as i32);
+    gl.set_i32(p, "n", n as i32);
+    gl.set_i32(p, "c_off", c_off as i32);
+    let (tri, diag) = match window {
+        Window::Full => (0, 0),
+        Window::Upper(d) => (1, d),
+        Window::Lower(d) => (2, d),
+    };
+    gl.set_i32(p, "c_tri", tri);
+    gl.set_i32(p, "c_diag", diag as i32);
 }
 
 /// Generic kernel over C's texture; `k = 0` skips A and B. k is covered in passes of
@@ -45,6 +77,7 @@ pub(crate) fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<S
     } = *call;
     let prog = inner.program(&GEMM_GENERIC)?;
     let cl = c.layout();
+    let rect = call.rect();
     in_spans(inner, k, (cl.width, cl.height), |gl, prev, k0, k1, out| {
         gl.use_program(&prog);
         a.bind(gl, &prog, 0, "a", "a_width");
@@ -56,26 +89,27 @@ pub(crate) fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<S
                 gl.set_i32(&prog, "c_width", cl.width as i32);
             }
         }
+        gl.set_i32(&prog, "a_off", s.a.off as i32);
         gl.set_i32(&prog, "lda", s.a.ld as i32);
         gl.set_i32(&prog, "a_trans", s.a.trans as i32);
+        gl.set_i32(&prog, "b_off", s.b.off as i32);
         gl.set_i32(&prog, "ldb", s.b.ld as i32);
         gl.set_i32(&prog, "b_trans", s.b.trans as i32);
         gl.set_i32(&prog, "k0", k0 as i32);
         gl.set_i32(&prog, "k", k1 as i32);
         let beta = if prev.is_some() { 1.0 } else { beta };
         set_update_uniforms(gl, &prog, s, alpha, beta);
-        gl.draw(&[out], cl.width, cl.height);
+        gl.draw_rects(&[out], &[rect], |_| {});
     })
 }
 
-/// Reorder pass: packs op(M) (rows x cols, stored with `ld`, transposed if `trans`) into a
-/// `ceil(rows/4)` x `height` texture, zero-padded.
+/// Reorder pass: packs op(M) (rows x cols of the operand `op`: stored from `op.off` with
+/// `op.ld`, transposed if `op.trans`) into a `ceil(rows/4)` x `height` texture, zero-padded.
 #[allow(clippy::too_many_arguments)]
 fn pack(
     inner: &Inner,
     src: &Buffer,
-    ld: usize,
-    trans: bool,
+    op: Operand,
     rows: usize,
     cols: usize,
     height: usize,
@@ -92,8 +126,9 @@ fn pack(
     let gl = inner.enter()?;
     gl.use_program(&prog);
     src.bind(gl, &prog, 0, "src", "src_width");
-    gl.set_i32(&prog, "ld", ld as i32);
-    gl.set_i32(&prog, "trans", trans as i32);
+    gl.set_i32(&prog, "src_off", op.off as i32);
+    gl.set_i32(&prog, "ld", op.ld as i32);
+    gl.set_i32(&prog, "trans", op.trans as i32);
     gl.set_i32(&prog, "rows", rows as i32);
     gl.set_i32(&prog, "cols", cols as i32);
     gl.set_i32(&prog, "quads", quads as i32);
@@ -112,8 +147,8 @@ fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
         c,
     } = *call;
     let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
-    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
-    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
+    let ap = pack(inner, a, s.a, s.m, s.k, 4 * kb, false)?;
+    let bp = pack(inner, b, s.b, s.k, s.n, s.n, false)?;
     let prod = inner.take_surface(mb as u32, s.n as u32)?;
     let (mul, merge) = GemmKernel::Vec4.kernels();
     let prog = inner.program(mul)?;
@@ -133,7 +168,7 @@ fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
     gl.set_texture(&prog, "prod", 0, &prod);
     c.bind(gl, &prog, 1, "c", "c_width");
     set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw(&[&out], cl.width, cl.height);
+    gl.draw_rects(&[&out], &[call.rect()], |_| {});
     inner.give_surface(prod);
     Ok(out)
 }
@@ -153,8 +188,8 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     let merge = merge.expect("the register-tiled kernels have a merge pass");
     let cols = mul.draw_buffers as usize;
     let (mb, kb, nb) = (s.m.div_ceil(4), s.k.div_ceil(4), s.n.div_ceil(cols));
-    let ap = pack(inner, a, s.a.ld, s.a.trans, s.m, s.k, 4 * kb, false)?;
-    let bp = pack(inner, b, s.b.ld, s.b.trans, s.k, s.n, s.n, false)?;
+    let ap = pack(inner, a, s.a, s.m, s.k, 4 * kb, false)?;
+    let bp = pack(inner, b, s.b, s.k, s.n, s.n, false)?;
     let mut prods = Vec::with_capacity(cols);
     for _ in 0..cols {
         prods.push(inner.take_surface(mb as u32, nb as u32)?);
@@ -181,7 +216,7 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     }
     c.bind(gl, &prog, cols as u32, "c", "c_width");
     set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw(&[&out], cl.width, cl.height);
+    gl.draw_rects(&[&out], &[call.rect()], |_| {});
     for p in prods {
         inner.give_surface(p);
     }
@@ -211,6 +246,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
     let gl = inner.enter()?;
     gl.use_program(&prog);
     a.bind(gl, &prog, 0, "src", "src_width");
+    gl.set_i32(&prog, "src_off", s.a.off as i32);
     gl.set_i32(&prog, "ld", s.a.ld as i32);
     gl.set_i32(&prog, "trans", s.a.trans as i32);
     gl.set_i32(&prog, "rows", s.m as i32);
@@ -222,11 +258,14 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
 
     // op(B) transposed into texels of 4 columns: texel (j, l) = op(B)(l, 4j..4j+3), with
     // zero rows up to a multiple of 4 (the kernel steps k by 4).
+    let b_transposed = Operand {
+        trans: !s.b.trans,
+        ..s.b
+    };
     let bt = pack(
         inner,
         b,
-        s.b.ld,
-        !s.b.trans,
+        b_transposed,
         s.n,
         s.k,
         s.k.next_multiple_of(4),
@@ -306,7 +345,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
     c.bind(gl, &prog, 8, "c", "c_width");
     gl.set_i32(&prog, "band_width", plan.band_width as i32);
     set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw(&[&out], cl.width, cl.height);
+    gl.draw_rects(&[&out], &[call.rect()], |_| {});
     for p in prods {
         inner.give_surface(p);
     }
@@ -314,7 +353,8 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
 }
 
 /// `alpha*op(A)*op(B) + beta*C` of `call` with `kernel` (one that runs the shape), as a new
-/// texture shaped like C's (elements outside the m x n window copied from C).
+/// texture shaped like C's whose texels in [`GemmCall::rect`] are C's new ones (elements
+/// there outside the window copied from C); `install` puts them in C.
 pub(crate) fn multiply(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
     match kernel {
         GemmKernel::Generic | GemmKernel::Auto => generic_pass(inner, call, call.s.k),

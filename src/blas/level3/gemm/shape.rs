@@ -9,12 +9,26 @@ use crate::blas::args::{invalid, matrix_span};
 use crate::blas::types::{Layout, Transpose};
 use crate::error::{Error, Result};
 
-/// A column-major matrix operand: element (r, c) of the stored matrix is at `r + c * ld`;
-/// with `trans`, the operand is the transpose of what is stored.
+/// A column-major matrix operand: element (r, c) of the stored matrix is at
+/// `off + r + c * ld`; with `trans`, the operand is the transpose of what is stored.
+/// (`off` is 0 for a user's call; the blocked level-3 routines point at sub-blocks.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Operand {
     pub trans: bool,
     pub ld: usize,
+    pub off: usize,
+}
+
+/// Which part of C's window a product writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Window {
+    /// All of it.
+    Full,
+    /// Only the elements (i, j) with `i + diag <= j`: the upper triangle of a diagonal
+    /// block whose rows start `diag` after its columns.
+    Upper(i64),
+    /// Only those with `i + diag >= j`.
+    Lower(i64),
 }
 
 /// A sgemm call in column-major form: C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta C.
@@ -27,7 +41,19 @@ pub(crate) struct GemmShape {
     pub a: Operand,
     pub b: Operand,
     pub ldc: usize,
+    /// Element offset of C's window (0 for a user's call).
+    pub c_off: usize,
+    /// The part of the window written.
+    pub window: Window,
     pub swapped: bool,
+}
+
+impl Operand {
+    /// A stored matrix from element `off` with leading dimension `ld`, transposed if
+    /// `trans`.
+    pub(crate) fn at(off: usize, ld: usize, trans: bool) -> Self {
+        Operand { trans, ld, off }
+    }
 }
 
 impl GemmShape {
@@ -40,12 +66,41 @@ impl GemmShape {
             a: Operand {
                 trans: false,
                 ld: m.max(1),
+                off: 0,
             },
             b: Operand {
                 trans: false,
                 ld: k.max(1),
+                off: 0,
             },
             ldc: m.max(1),
+            c_off: 0,
+            window: Window::Full,
+            swapped: false,
+        }
+    }
+
+    /// A product on sub-blocks, for the blocked level-3 routines: C's `m x n` window from
+    /// element `c_off` (leading dimension `ldc`, the part `window` written) gets op(A)
+    /// (`m x k`) times op(B) (`k x n`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn block(
+        (m, n, k): (usize, usize, usize),
+        a: Operand,
+        b: Operand,
+        ldc: usize,
+        c_off: usize,
+        window: Window,
+    ) -> Self {
+        GemmShape {
+            m,
+            n,
+            k,
+            a,
+            b,
+            ldc,
+            c_off,
+            window,
             swapped: false,
         }
     }
@@ -57,7 +112,7 @@ impl GemmShape {
         } else {
             (self.m, self.k)
         };
-        matrix_span(r, c, self.a.ld)
+        self.a.off + matrix_span(r, c, self.a.ld)
     }
     /// Elements the stored B spans.
     pub fn b_span(&self) -> usize {
@@ -66,11 +121,11 @@ impl GemmShape {
         } else {
             (self.k, self.n)
         };
-        matrix_span(r, c, self.b.ld)
+        self.b.off + matrix_span(r, c, self.b.ld)
     }
     /// Elements C spans.
     pub fn c_span(&self) -> usize {
-        matrix_span(self.m, self.n, self.ldc)
+        self.c_off + matrix_span(self.m, self.n, self.ldc)
     }
 
     /// Reference SGEMM's quick return: `m == 0`, `n == 0`, or `(alpha == 0 or k == 0)` with
@@ -177,12 +232,16 @@ pub(crate) fn gemm_shape(
         a: Operand {
             trans: ta.is_trans(),
             ld: clda as usize,
+            off: 0,
         },
         b: Operand {
             trans: tb.is_trans(),
             ld: cldb as usize,
+            off: 0,
         },
         ldc: ldc as usize,
+        c_off: 0,
+        window: Window::Full,
         swapped,
     })
 }
@@ -210,10 +269,18 @@ mod tests {
             s.a,
             Operand {
                 trans: false,
-                ld: 3
+                ld: 3,
+                off: 0
             }
         );
-        assert_eq!(s.b, Operand { trans: true, ld: 4 });
+        assert_eq!(
+            s.b,
+            Operand {
+                trans: true,
+                ld: 4,
+                off: 0
+            }
+        );
         assert_eq!((s.a_span(), s.b_span(), s.c_span()), (15, 20, 12));
         let e = |r: Result<GemmShape>| pos(r.unwrap_err());
         assert_eq!(
@@ -268,14 +335,16 @@ mod tests {
             s.a,
             Operand {
                 trans: false,
-                ld: 4
+                ld: 4,
+                off: 0
             }
         ); // the user's B
         assert_eq!(
             s.b,
             Operand {
                 trans: false,
-                ld: 5
+                ld: 5,
+                off: 0
             }
         ); // the user's A
         let e = |r: Result<GemmShape>| pos(r.unwrap_err());

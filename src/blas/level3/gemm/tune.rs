@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::blas::level3::gemm::kernel::{candidates, default_kernel, GemmKernel};
 use crate::blas::level3::gemm::passes::{multiply, GemmCall};
 use crate::blas::level3::gemm::shape::GemmShape;
+use crate::blas::passes::install;
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::timing::best_time;
@@ -168,8 +169,9 @@ fn time_kernel(
             beta: 0.0,
             c,
         };
+        let rect = call.rect();
         let out = multiply(inner, kernel, &call)?;
-        inner.give_surface(c.replace_surface(out));
+        install(inner, c, out, rect)?;
         inner.enter()?.check(ROUTINE)
     })
 }

@@ -1,0 +1,36 @@
+// The window of C an sgemm pass writes (see blas/level3/gemm/shape.rs): element (i, j),
+// i < m and j < n, at c_off + i + j*ldc; with c_tri 1 (2), only the elements of it with
+// i + c_diag <= j (>= j): the upper (lower) triangle of a diagonal block of a larger C.
+// Everything else of C's texture passes through. Compiled in before the kernels that
+// write C.
+uniform int ldc;
+uniform int m;
+uniform int n;
+uniform int c_off;
+uniform int c_tri;
+uniform int c_diag;
+
+// One past the position of the window's last element.
+int window_end() {
+    return c_off + (n - 1) * ldc + m;
+}
+
+// Whether storage element e of C is in the window, and its (i, j) there.
+bool in_window(int e, out int i, out int j) {
+    int d = e - c_off;
+    if (d < 0) {
+        return false;
+    }
+    j = d / ldc;
+    i = d - j * ldc;
+    if (i >= m || j >= n) {
+        return false;
+    }
+    if (c_tri == 1) {
+        return i + c_diag <= j;
+    }
+    if (c_tri == 2) {
+        return i + c_diag >= j;
+    }
+    return true;
+}

@@ -1,0 +1,256 @@
+//! ssymm, ssyrk and ssyr2k against the reference BLAS, through the device API and the host
+//! API: every size of the issue for m, n and k, both layouts, both sides, both triangles,
+//! both transposes, alpha and beta in {0, 1, -1, 0.7}, leading dimensions tight and 3
+//! larger. Slots no routine reads hold NaN (the gaps past each column or row, the other
+//! triangle of A, all of A and B when alpha is 0, C's window when beta is 0) and every slot
+//! a routine must not write is checked bit for bit (the gaps, the other triangle of C, the
+//! slots past the end). One large case per routine (about 1000).
+//!
+//! Tolerance: each element is a sum of at most `terms` products (m or n for ssymm, k for
+//! ssyrk, 2k for ssyr2k); both sides lie within (terms + 2) eps of the exact value in units
+//! of the magnitude bound |alpha| |A||B| + |beta||C|, and the check allows the sum.
+
+mod common;
+
+use common::level3::check3::*;
+use common::level3::cpu3;
+use common::stored::{self, Kind, What};
+use common::*;
+use fragblas::{cblas, Layout, Side, Transpose, Uplo};
+
+const LAYOUTS: [Layout; 2] = [Layout::ColMajor, Layout::RowMajor];
+const SIDES: [Side; 2] = [Side::Left, Side::Right];
+const UPLOS: [Uplo; 2] = [Uplo::Upper, Uplo::Lower];
+const TRANS: [Transpose; 2] = [Transpose::NoTrans, Transpose::Trans];
+
+/// A general `rows x cols` matrix: random, NaN in the gaps and PAD slots after.
+fn general(r: &mut rand::rngs::StdRng, l: Layout, rows: usize, cols: usize, ld: usize) -> Vec<f32> {
+    stored::build(
+        l,
+        Kind::Full,
+        What::General,
+        rows,
+        cols,
+        ld,
+        PAD,
+        stored::random(r),
+    )
+}
+
+/// The c-th pick of (alpha, beta, extra leading dimension): over 32 consecutive c, every
+/// combination.
+fn pick(c: usize) -> (f32, f32, usize) {
+    (SCALARS[c % 4], SCALARS[(c / 4) % 4], [0, 3][(c / 16) % 2])
+}
+
+/// Sets every slot of `v` to NaN (a matrix the call must not read).
+fn poison(v: &mut [f32]) {
+    v.iter_mut().for_each(|x| *x = f32::NAN);
+}
+
+/// Sets the written slots of `v` to NaN (C when beta is 0: not read).
+fn poison_written(v: &mut [f32], written: &[bool]) {
+    for (x, w) in v.iter_mut().zip(written) {
+        if *w {
+            *x = f32::NAN;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn symm_case(
+    r: &mut rand::rngs::StdRng,
+    (layout, side, uplo): (Layout, Side, Uplo),
+    m: usize,
+    n: usize,
+    (alpha, beta, extra): (f32, f32, usize),
+) {
+    let ctx = ctx();
+    let ka = if side == Side::Left { m } else { n };
+    let lda = ka.max(1) + extra;
+    let (ldb, ldc) = (ld(layout, m, n, extra), ld(layout, m, n, extra));
+    let tri = What::Triangle(uplo, None);
+    let mut a = stored::build(layout, Kind::Full, tri, ka, ka, lda, PAD, stored::random(r));
+    let mut b = general(r, layout, m, n, ldb);
+    let mut c = general(r, layout, m, n, ldc);
+    let written = stored::written(layout, Kind::Full, What::General, m, n, ldc, c.len());
+    if alpha == 0.0 {
+        poison(&mut a);
+        poison(&mut b);
+    }
+    if beta == 0.0 {
+        poison_written(&mut c, &written);
+    }
+    let (mi, ni, lda, ldb, ldc) = (m as i32, n as i32, lda as i32, ldb as i32, ldc as i32);
+    let what = format!(
+        "ssymm {layout:?} {side:?} {uplo:?} m={m} n={n} alpha={alpha} beta={beta} +{extra}"
+    );
+    check_mm(
+        &ctx,
+        &what,
+        (&a, &b, &c),
+        &written,
+        (alpha, beta),
+        ka,
+        true,
+        &|a, b, c, al, be| cpu3::ssymm(layout, side, uplo, mi, ni, al, a, lda, b, ldb, be, c, ldc),
+        &|ga, gb, gc| {
+            ctx.ssymm(
+                layout, side, uplo, mi, ni, alpha, ga, lda, gb, ldb, beta, gc, ldc,
+            )
+        },
+        &|a, b, c| {
+            cblas::ssymm(
+                &ctx, layout, side, uplo, mi, ni, alpha, a, lda, b, ldb, beta, c, ldc,
+            )
+        },
+    );
+}
+
+#[test]
+fn ssymm_every_size_side_triangle_and_layout() {
+    let mut r = rng(31);
+    let mut count = 0;
+    for (si, &m) in SIZES.iter().enumerate() {
+        let n = SIZES[(si * 7 + 3) % SIZES.len()];
+        for layout in LAYOUTS {
+            for side in SIDES {
+                for uplo in UPLOS {
+                    symm_case(&mut r, (layout, side, uplo), m, n, pick(count));
+                    count += 1;
+                }
+            }
+        }
+    }
+    symm_case(
+        &mut r,
+        (Layout::ColMajor, Side::Left, Uplo::Lower),
+        1000,
+        999,
+        (0.7, -1.0, 2),
+    );
+}
+
+/// One ssyrk (`b` None) or ssyr2k case.
+#[allow(clippy::too_many_arguments)]
+fn syrk_case(
+    r: &mut rand::rngs::StdRng,
+    two: bool,
+    (layout, uplo, trans): (Layout, Uplo, Transpose),
+    n: usize,
+    k: usize,
+    (alpha, beta, extra): (f32, f32, usize),
+) {
+    let ctx = ctx();
+    // op(A) is n x k: A is n x k (NoTrans) or k x n.
+    let (ar, ac) = if trans == Transpose::NoTrans {
+        (n, k)
+    } else {
+        (k, n)
+    };
+    let lda = ld(layout, ar, ac, extra);
+    let ldb = ld(layout, ar, ac, 2 * extra);
+    let ldc = ld(layout, n, n, extra);
+    let mut a = general(r, layout, ar, ac, lda);
+    let mut b = general(r, layout, ar, ac, ldb);
+    let tri = What::Triangle(uplo, None);
+    let mut c = stored::build(layout, Kind::Full, tri, n, n, ldc, PAD, stored::random(r));
+    let written = stored::written(layout, Kind::Full, tri, n, n, ldc, c.len());
+    if alpha == 0.0 || k == 0 {
+        poison(&mut a);
+        poison(&mut b);
+    }
+    if beta == 0.0 {
+        poison_written(&mut c, &written);
+    }
+    let (ni, ki, lda, ldb, ldc) = (n as i32, k as i32, lda as i32, ldb as i32, ldc as i32);
+    let name = if two { "ssyr2k" } else { "ssyrk" };
+    let what = format!(
+        "{name} {layout:?} {uplo:?} {trans:?} n={n} k={k} alpha={alpha} beta={beta} +{extra}"
+    );
+    if two {
+        check_mm(
+            &ctx,
+            &what,
+            (&a, &b, &c),
+            &written,
+            (alpha, beta),
+            2 * k,
+            true,
+            &|a, b, c, al, be| {
+                cpu3::ssyr2k(layout, uplo, trans, ni, ki, al, a, lda, b, ldb, be, c, ldc)
+            },
+            &|ga, gb, gc| {
+                ctx.ssyr2k(
+                    layout, uplo, trans, ni, ki, alpha, ga, lda, gb, ldb, beta, gc, ldc,
+                )
+            },
+            &|a, b, c| {
+                cblas::ssyr2k(
+                    &ctx, layout, uplo, trans, ni, ki, alpha, a, lda, b, ldb, beta, c, ldc,
+                )
+            },
+        );
+    } else {
+        check_mm(
+            &ctx,
+            &what,
+            (&a, &b, &c),
+            &written,
+            (alpha, beta),
+            k,
+            true,
+            &|a, _, c, al, be| cpu3::ssyrk(layout, uplo, trans, ni, ki, al, a, lda, be, c, ldc),
+            &|ga, _, gc| ctx.ssyrk(layout, uplo, trans, ni, ki, alpha, ga, lda, beta, gc, ldc),
+            &|a, _, c| {
+                cblas::ssyrk(
+                    &ctx, layout, uplo, trans, ni, ki, alpha, a, lda, beta, c, ldc,
+                )
+            },
+        );
+    }
+}
+
+fn syrk_sweep(two: bool, seed: u64) {
+    let mut r = rng(seed);
+    let mut count = 0;
+    for (si, &n) in SIZES.iter().enumerate() {
+        let k = SIZES[(si * 5 + 2) % SIZES.len()];
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for trans in TRANS {
+                    syrk_case(&mut r, two, (layout, uplo, trans), n, k, pick(count));
+                    count += 1;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn ssyrk_every_size_triangle_transpose_and_layout() {
+    syrk_sweep(false, 32);
+    let mut r = rng(33);
+    syrk_case(
+        &mut r,
+        false,
+        (Layout::RowMajor, Uplo::Upper, Transpose::NoTrans),
+        1000,
+        500,
+        (-1.0, 0.7, 1),
+    );
+}
+
+#[test]
+fn ssyr2k_every_size_triangle_transpose_and_layout() {
+    syrk_sweep(true, 34);
+    let mut r = rng(35);
+    syrk_case(
+        &mut r,
+        true,
+        (Layout::ColMajor, Uplo::Lower, Transpose::Trans),
+        1000,
+        300,
+        (0.7, 1.0, 0),
+    );
+}
