@@ -91,7 +91,7 @@ fn symm_case(
         (&a, &b, &c),
         &written,
         (alpha, beta),
-        ka,
+        Tol::Product(ka),
         true,
         &|a, b, c, al, be| cpu3::ssymm(layout, side, uplo, mi, ni, al, a, lda, b, ldb, be, c, ldc),
         &|ga, gb, gc| {
@@ -175,7 +175,7 @@ fn syrk_case(
             (&a, &b, &c),
             &written,
             (alpha, beta),
-            2 * k,
+            Tol::Product(2 * k),
             true,
             &|a, b, c, al, be| {
                 cpu3::ssyr2k(layout, uplo, trans, ni, ki, al, a, lda, b, ldb, be, c, ldc)
@@ -198,7 +198,7 @@ fn syrk_case(
             (&a, &b, &c),
             &written,
             (alpha, beta),
-            k,
+            Tol::Product(k),
             true,
             &|a, _, c, al, be| cpu3::ssyrk(layout, uplo, trans, ni, ki, al, a, lda, be, c, ldc),
             &|ga, _, gc| ctx.ssyrk(layout, uplo, trans, ni, ki, alpha, ga, lda, beta, gc, ldc),

@@ -3,7 +3,8 @@
 use crate::blas::level3::gemm::shape::gemm_shape;
 use crate::blas::level3::symm::symm_call;
 use crate::blas::level3::syrk::{syrk_call, SyrkCall};
-use crate::blas::types::{Layout, Side, Transpose, Uplo};
+use crate::blas::level3::tri::plan::tri_call;
+use crate::blas::types::{Diag, Layout, Side, Transpose, Uplo};
 use crate::cblas::host::{upload_span, write_back_matrix};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -185,4 +186,123 @@ pub fn ssyr2k(
         layout, uplo, trans, n, k, alpha, &ga, lda, &gb, ldb, beta, &mut gc, ldc,
     )?;
     write_back_triangle(&gc, c, &call)
+}
+
+/// strmm and strsm through the host API: checks, uploads, `device`, and B's window back.
+#[allow(clippy::too_many_arguments)]
+fn tri_host(
+    ctx: &Context,
+    r: &'static str,
+    layout: Layout,
+    modes: (Side, Uplo, Transpose, Diag),
+    (m, n): (i32, i32),
+    alpha: f32,
+    (a, lda): (&[f32], i32),
+    (b, ldb): (&mut [f32], i32),
+    device: impl FnOnce(&Buffer, &mut Buffer) -> Result<()>,
+) -> Result<()> {
+    let (side, uplo, transa, diag) = modes;
+    let call = tri_call(r, layout, side, uplo, transa, diag, m, n, lda, ldb)?;
+    if call.quick_return() {
+        return Ok(());
+    }
+    call.check_lengths(r, alpha, a.len(), b.len())?;
+    let (sa, sb) = call.spans(alpha);
+    let ga = upload_span(ctx, a, sa)?;
+    // alpha == 0 does not read B: its window is only written.
+    let mut gb = upload_span(ctx, b, sb)?;
+    device(&ga, &mut gb)?;
+    write_back_matrix(&gb, b, (call.m, call.n, call.ldb), |_, _| true)
+}
+
+/// `B := alpha*op(A)*B` or `B := alpha*B*op(A)` for a triangular A (see
+/// [`Context::strmm`]).
+///
+/// ```
+/// use fragblas::{cblas, Context, Diag, Layout, Side, Transpose::NoTrans, Uplo};
+/// let ctx = Context::new()?;
+/// let a = [1.0, f32::NAN, 2.0, 3.0]; // [1 2; 0 3], upper
+/// let mut b = [1.0f32, 1.0];
+/// cblas::strmm(&ctx, Layout::ColMajor, Side::Left, Uplo::Upper, NoTrans, Diag::NonUnit, 2, 1, 1.0, &a, 2, &mut b, 2)?;
+/// assert_eq!(b, [3.0, 3.0]);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn strmm(
+    ctx: &Context,
+    layout: Layout,
+    side: Side,
+    uplo: Uplo,
+    transa: Transpose,
+    diag: Diag,
+    m: i32,
+    n: i32,
+    alpha: f32,
+    a: &[f32],
+    lda: i32,
+    b: &mut [f32],
+    ldb: i32,
+) -> Result<()> {
+    let modes = (side, uplo, transa, diag);
+    tri_host(
+        ctx,
+        "strmm",
+        layout,
+        modes,
+        (m, n),
+        alpha,
+        (a, lda),
+        (b, ldb),
+        |ga, gb| {
+            ctx.strmm(
+                layout, side, uplo, transa, diag, m, n, alpha, ga, lda, gb, ldb,
+            )
+        },
+    )
+}
+
+/// Solves `op(A)*X = alpha*B` or `X*op(A) = alpha*B`, X overwriting B (see
+/// [`Context::strsm`]).
+///
+/// ```
+/// use fragblas::{cblas, Context, Diag, Layout, Side, Transpose::NoTrans, Uplo};
+/// let ctx = Context::new()?;
+/// let a = [1.0, f32::NAN, 2.0, 4.0]; // [1 2; 0 4], upper
+/// let mut b = [3.0f32, 4.0];
+/// cblas::strsm(&ctx, Layout::ColMajor, Side::Left, Uplo::Upper, NoTrans, Diag::NonUnit, 2, 1, 1.0, &a, 2, &mut b, 2)?;
+/// assert_eq!(b, [1.0, 1.0]);
+/// # Ok::<(), fragblas::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn strsm(
+    ctx: &Context,
+    layout: Layout,
+    side: Side,
+    uplo: Uplo,
+    transa: Transpose,
+    diag: Diag,
+    m: i32,
+    n: i32,
+    alpha: f32,
+    a: &[f32],
+    lda: i32,
+    b: &mut [f32],
+    ldb: i32,
+) -> Result<()> {
+    let modes = (side, uplo, transa, diag);
+    tri_host(
+        ctx,
+        "strsm",
+        layout,
+        modes,
+        (m, n),
+        alpha,
+        (a, lda),
+        (b, ldb),
+        |ga, gb| {
+            ctx.strsm(
+                layout, side, uplo, transa, diag, m, n, alpha, ga, lda, gb, ldb,
+            )
+        },
+    )
 }

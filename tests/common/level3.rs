@@ -223,14 +223,25 @@ pub mod check3 {
         }
     }
 
+    /// How far a result may be from the reference's.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Tol {
+        /// Sums of at most this many products: 2 (terms + 2) eps of the magnitude bound (the
+        /// reference run on |a|, |b|, |c| with |alpha| and |beta|, NaN slots taken as 0:
+        /// each side's rounding error is at most (terms + 2) eps times it).
+        Product(usize),
+        /// A triangular solve of this order with a matrix of condition at most 5 (in the
+        /// infinity norm, `stored::dominant`): each side's forward error is at most about
+        /// 5 (order + 2) eps max|x|; twice that.
+        Solve(usize),
+    }
+
     /// One case of a routine that updates `c` from `a` and `b` with `alpha` and `beta`:
     /// `reference(a, b, c, alpha, beta)` on the reference BLAS, `device(a, b, c)` on the
     /// device API and `host(a, b, c)` on the host API must agree on the `written` slots of
-    /// c, within 2 (terms + 2) eps of the magnitude bound (the reference run on |a|, |b|,
-    /// |c| with |alpha| and |beta|, NaN slots taken as 0: each side's rounding error is at
-    /// most (terms + 2) eps times it), and leave every other slot of c, and a and b, as they
-    /// were. `finite` says the reference result must be finite where written (the test's
-    /// storage puts NaN only where nothing is read).
+    /// c within `tol`, and leave every other slot of c, and a and b, as they were. `finite`
+    /// says the reference result must be finite where written (the test's storage puts NaN
+    /// only where nothing is read).
     #[allow(clippy::too_many_arguments)]
     pub fn check_mm(
         ctx: &Context,
@@ -238,7 +249,7 @@ pub mod check3 {
         (a, b, c0): (&[f32], &[f32], &[f32]),
         written: &[bool],
         (alpha, beta): (f32, f32),
-        terms: usize,
+        tol: Tol,
         finite: bool,
         reference: &dyn Fn(&[f32], &[f32], &mut [f32], f32, f32),
         device: &dyn Fn(&Buffer, &Buffer, &mut Buffer) -> fragblas::Result<()>,
@@ -262,7 +273,16 @@ pub mod check3 {
             alpha.abs(),
             beta.abs(),
         );
-        let tol = |i: usize| 2.0 * (terms as f32 + 2.0) * EPS * bound[i] + f32::MIN_POSITIVE;
+        let x_max = (0..want.len())
+            .filter(|&i| written[i] && want[i].is_finite())
+            .fold(0.0f32, |m, i| m.max(want[i].abs()));
+        let tol = |i: usize| {
+            f32::MIN_POSITIVE
+                + match tol {
+                    Tol::Product(terms) => 2.0 * (terms as f32 + 2.0) * EPS * bound[i],
+                    Tol::Solve(order) => 10.0 * (order as f32 + 2.0) * EPS * x_max,
+                }
+        };
         let (ga, gb) = (ctx.upload(a).unwrap(), ctx.upload(b).unwrap());
         let mut gc = ctx.upload(c0).unwrap();
         device(&ga, &gb, &mut gc).unwrap();

@@ -6,7 +6,8 @@ pub(crate) mod blocks;
 pub(crate) mod gemm;
 pub(crate) mod symm;
 pub(crate) mod syrk;
+pub(crate) mod tri;
 
 /// The kernels of every family of this level (for `Context::warm_up`).
 pub(crate) const KERNELS: &[&[&crate::device::kernel::Kernel]] =
-    &[&gemm::kernel::KERNELS, &blocks::KERNELS];
+    &[&gemm::kernel::KERNELS, &blocks::KERNELS, &tri::KERNELS];

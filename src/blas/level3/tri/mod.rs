@@ -1,0 +1,354 @@
+//! The triangular level-3 routines: strmm, `B := alpha*op(A)*B` or `alpha*B*op(A)`, and
+//! strsm, `B := alpha*op(A)^-1*B` or `alpha*B*op(A)^-1`, for a triangular A of which one
+//! triangle is read (with a unit diagonal, not its diagonal).
+//!
+//! Both run in the left form of `plan.rs` on pitched scratch matrices (`blocks.rs`): the
+//! stored triangle is expanded once into `Ts = T^T`, B (or B^T) is copied into W (scaled by
+//! alpha for a solve), and the plan's steps run: a diagonal block is one pass of
+//! `tri_mul.frag` or `tri_solve.frag` over the texels of its rows, an update is an sgemm on
+//! the off-diagonal block of T, and the result is copied back into B's window (transposed
+//! for the right side, scaled by alpha for a product). Right-hand sides beyond the largest
+//! texture go in panels.
+//!
+//! Reference semantics: `m == 0` or `n == 0` return at once; `alpha == 0` sets B's window to
+//! 0 without reading A or B; only the referenced triangle of A is read; a singular A gives
+//! Inf and NaN as reference's loops do, not an error. The diagonal blocks follow reference's
+//! zero tests exactly; the sgemm updates between blocks form every term, so where an Inf or
+//! NaN meets a zero that reference would have skipped (in A for the left forms without
+//! transpose, in B for the right forms) the result is NaN where reference's is not. With
+//! finite A and B the results agree.
+
+pub(crate) mod plan;
+
+use crate::blas::level3::blocks::{expand, pitched, release, window_axpby, Fill, Win};
+use crate::blas::level3::gemm::kernel::GemmKernel;
+use crate::blas::level3::gemm::shape::{GemmShape, Operand, Window};
+use crate::blas::level3::gemm::Src;
+use crate::blas::passes::install;
+use crate::blas::types::{Diag, Layout, Side, Transpose, Uplo};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
+use crate::error::Result;
+use crate::gl::Rect;
+use plan::{multiply_plan, solve_plan, tri_call, LeftForm, Step, TriCall};
+
+/// A diagonal block of a triangular product.
+static TRI_MUL: Kernel = crate::kernel!("level3/tri_mul.frag");
+/// A diagonal block of a triangular solve, of at most [`SOLVE_BASE`] rows.
+static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag").defines("#define STEP 32");
+
+/// The kernels of this family.
+pub(crate) const KERNELS: [&Kernel; 2] = [&TRI_MUL, &TRI_SOLVE];
+
+/// Rows of a diagonal block of a product: a lane sums at most this many terms.
+const MUL_BASE: usize = 64;
+/// Rows of a diagonal block of a solve: a lane runs a substitution of at most this many rows
+/// (the STEP of `tri_solve.frag`), so its work grows with the square of it.
+const SOLVE_BASE: usize = 32;
+
+/// What a call's panels share: its left form, the diagonal, and `Ts` with its leading
+/// dimension.
+struct Tri<'a> {
+    form: LeftForm,
+    diag: Diag,
+    ts: &'a Buffer,
+    ldt: usize,
+}
+
+impl Tri<'_> {
+    /// The texels of a pitched matrix of `cols` columns that hold rows `[r0, r1)`.
+    fn rows_rect(r0: usize, r1: usize, cols: usize) -> Rect {
+        let x0 = r0 / 4;
+        ((x0) as u32, 0, (r1.div_ceil(4) - x0) as u32, cols as u32)
+    }
+
+    /// Rows `out` of `c` (pitched, `cols` columns) get `alpha*T(out, from)*W(from) +
+    /// beta*c`, W read from `w` (`Src::C`: c itself).
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &self,
+        ctx: &Context,
+        (out, from): ((usize, usize), (usize, usize)),
+        (w, ldw): (Src, usize),
+        cols: usize,
+        (alpha, beta): (f32, f32),
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let s = GemmShape::block(
+            (out.1 - out.0, cols, from.1 - from.0),
+            Operand::at(from.0 + out.0 * self.ldt, self.ldt, true),
+            Operand::at(from.0, ldw, false),
+            ldw,
+            out.0,
+            Window::Full,
+        );
+        ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, Src::Buf(self.ts), w, beta, c)
+    }
+
+    /// `T*W` into a new pitched matrix.
+    fn multiply(&self, ctx: &Context, w: &Buffer, ldw: usize, cols: usize) -> Result<Buffer> {
+        let (mut out, _) = pitched(ctx, self.form.order, cols)?;
+        let inner = &ctx.inner;
+        for step in multiply_plan(self.form.order, MUL_BASE, self.form.lower) {
+            match step {
+                Step::Base(r0, r1) => {
+                    let prog = inner.program(&TRI_MUL)?;
+                    let gl = inner.enter()?;
+                    gl.use_program(&prog);
+                    gl.set_texture(&prog, "w", 0, w.surface());
+                    gl.set_texture(&prog, "ts", 1, self.ts.surface());
+                    gl.set_i32(&prog, "r0", r0 as i32);
+                    gl.set_i32(&prog, "r1", r1 as i32);
+                    gl.set_i32(&prog, "upper", !self.form.lower as i32);
+                    gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
+                    gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
+                    let rect = Self::rows_rect(r0, r1, cols);
+                    gl.draw_rects(&[out.surface()], &[rect], |_| {});
+                }
+                Step::Update { out: o, from } => self.update(
+                    ctx,
+                    (o, from),
+                    (Src::Buf(w), ldw),
+                    cols,
+                    (1.0, 1.0),
+                    &mut out,
+                )?,
+            }
+        }
+        Ok(out)
+    }
+
+    /// `T^-1*W` in place.
+    fn solve(&self, ctx: &Context, w: &mut Buffer, ldw: usize, cols: usize) -> Result<()> {
+        let inner = &ctx.inner;
+        for step in solve_plan(self.form.order, SOLVE_BASE, self.form.lower) {
+            match step {
+                Step::Base(r0, r1) => {
+                    let prog = inner.program(&TRI_SOLVE)?;
+                    let l = w.layout();
+                    let out = inner.take_surface(l.width, l.height)?;
+                    let rect = Self::rows_rect(r0, r1, cols);
+                    let gl = inner.enter()?;
+                    gl.use_program(&prog);
+                    gl.set_texture(&prog, "w", 0, w.surface());
+                    gl.set_texture(&prog, "ts", 1, self.ts.surface());
+                    gl.set_i32(&prog, "r0", r0 as i32);
+                    gl.set_i32(&prog, "r1", r1 as i32);
+                    gl.set_i32(&prog, "forward", self.form.lower as i32);
+                    gl.set_i32(&prog, "unit_diag", (self.diag == Diag::Unit) as i32);
+                    gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
+                    gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
+                    gl.set_i32(&prog, "recip", self.form.recip as i32);
+                    gl.draw_rects(&[&out], &[rect], |_| {});
+                    install(inner, w, out, rect)?;
+                }
+                Step::Update { out, from } => {
+                    self.update(ctx, (out, from), (Src::C, ldw), cols, (-1.0, 1.0), w)?
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Column panels `[c0, c1)` of at most `max` columns covering `[0, n)`.
+fn panels(n: usize, max: usize) -> impl Iterator<Item = (usize, usize)> {
+    let max = max.max(1);
+    (0..n.div_ceil(max)).map(move |p| (p * max, ((p + 1) * max).min(n)))
+}
+
+impl Context {
+    /// strmm (`solve` false) or strsm after the checks.
+    fn tri_checked(
+        &self,
+        call: &TriCall,
+        alpha: f32,
+        a: &Buffer,
+        b: &mut Buffer,
+        solve: bool,
+    ) -> Result<()> {
+        let (m, n, ldb) = (call.m, call.n, call.ldb);
+        if alpha == 0.0 {
+            return window_axpby(self, Win::full(m, n, ldb, 0), 0.0, None, 0.0, b);
+        }
+        let form = call.left_form();
+        let fill = Fill::Triangular(call.diag);
+        let (ts, ldt) = expand(
+            self,
+            (a, call.lda),
+            form.order,
+            call.uplo,
+            fill,
+            form.expand_trans,
+        )?;
+        let tri = Tri {
+            form,
+            diag: call.diag,
+            ts: &ts,
+            ldt,
+        };
+        let (scale_in, scale_out) = if solve { (alpha, 1.0) } else { (1.0, alpha) };
+        let max = self.info().max_texture_size as usize;
+        // (On an error the scratch buffers are dropped, which frees their textures.)
+        for (c0, c1) in panels(form.rhs, max) {
+            let cols = c1 - c0;
+            // W := scale_in * (B or B^T), columns c0..c1 of it; `back` is where they go.
+            let (src, back) = if form.w_trans {
+                (
+                    Operand::at(c0, ldb, true),
+                    Win::full(cols, form.order, ldb, c0),
+                )
+            } else {
+                let off = c0 * ldb;
+                (
+                    Operand::at(off, ldb, false),
+                    Win::full(form.order, cols, ldb, off),
+                )
+            };
+            let (mut w, ldw) = pitched(self, form.order, cols)?;
+            let whole = Win::full(form.order, cols, ldw, 0);
+            window_axpby(self, whole, scale_in, Some((b, src)), 0.0, &mut w)?;
+            let result = if solve {
+                tri.solve(self, &mut w, ldw, cols)?;
+                w
+            } else {
+                let r = tri.multiply(self, &w, ldw, cols)?;
+                release(self, w);
+                r
+            };
+            let op = Operand::at(0, ldw, form.w_trans);
+            window_axpby(self, back, scale_out, Some((&result, op)), 0.0, b)?;
+            release(self, result);
+        }
+        release(self, ts);
+        Ok(())
+    }
+
+    /// The checks strmm and strsm share; `Ok(None)` for a quick return.
+    #[allow(clippy::too_many_arguments)]
+    fn tri_call_checked(
+        &self,
+        r: &'static str,
+        layout: Layout,
+        (side, uplo, transa, diag): (Side, Uplo, Transpose, Diag),
+        (m, n): (i32, i32),
+        alpha: f32,
+        (a, lda): (&Buffer, i32),
+        (b, ldb): (&Buffer, i32),
+    ) -> Result<Option<TriCall>> {
+        let call = tri_call(r, layout, side, uplo, transa, diag, m, n, lda, ldb)?;
+        a.check_owner(self, "a")?;
+        b.check_owner(self, "b")?;
+        if call.quick_return() {
+            return Ok(None);
+        }
+        call.check_lengths(r, alpha, a.len(), b.len())?;
+        Ok(Some(call))
+    }
+
+    /// `B := alpha*op(A)*B` (`Side::Left`, A `m x m`) or `B := alpha*B*op(A)`
+    /// (`Side::Right`, A `n x n`) for a triangular A of which only the `uplo` triangle is
+    /// read (with `Diag::Unit`, not its diagonal, taken as ones); B is `m x n` (CBLAS
+    /// `strmm` on device buffers).
+    ///
+    /// Reference semantics: `m == 0` or `n == 0` return at once; `alpha == 0` sets B's
+    /// window to 0 without reading A or B; nothing outside B's window is written.
+    ///
+    /// ```
+    /// use fragblas::{Context, Diag, Layout, Side, Transpose::NoTrans, Uplo};
+    /// let ctx = Context::new()?;
+    /// // A = [1 2; 0 3], upper triangle stored (the NaN is never read).
+    /// let a = ctx.upload(&[1.0, f32::NAN, 2.0, 3.0])?;
+    /// let mut b = ctx.upload(&[1.0, 1.0])?; // 2x1
+    /// ctx.strmm(Layout::ColMajor, Side::Left, Uplo::Upper, NoTrans, Diag::NonUnit, 2, 1, 1.0, &a, 2, &mut b, 2)?;
+    /// assert_eq!(b.to_vec()?, vec![3.0, 3.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn strmm(
+        &self,
+        layout: Layout,
+        side: Side,
+        uplo: Uplo,
+        transa: Transpose,
+        diag: Diag,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        b: &mut Buffer,
+        ldb: i32,
+    ) -> Result<()> {
+        const R: &str = "strmm";
+        let modes = (side, uplo, transa, diag);
+        if let Some(call) =
+            self.tri_call_checked(R, layout, modes, (m, n), alpha, (a, lda), (b, ldb))?
+        {
+            self.tri_checked(&call, alpha, a, b, false)?;
+            self.inner.enter()?.check(R)?;
+        }
+        Ok(())
+    }
+
+    /// Solves `op(A)*X = alpha*B` (`Side::Left`, A `m x m`) or `X*op(A) = alpha*B`
+    /// (`Side::Right`, A `n x n`) for X, which overwrites B (`m x n`), for a triangular A of
+    /// which only the `uplo` triangle is read (with `Diag::Unit`, not its diagonal) (CBLAS
+    /// `strsm` on device buffers).
+    ///
+    /// Reference semantics as [`Context::strmm`]; a singular A is not an error: the
+    /// solution holds the Inf and NaN reference's substitution gives.
+    ///
+    /// ```
+    /// use fragblas::{Context, Diag, Layout, Side, Transpose::NoTrans, Uplo};
+    /// let ctx = Context::new()?;
+    /// let a = ctx.upload(&[1.0, f32::NAN, 2.0, 4.0])?; // [1 2; 0 4], upper
+    /// let mut b = ctx.upload(&[3.0, 4.0])?;
+    /// ctx.strsm(Layout::ColMajor, Side::Left, Uplo::Upper, NoTrans, Diag::NonUnit, 2, 1, 1.0, &a, 2, &mut b, 2)?;
+    /// assert_eq!(b.to_vec()?, vec![1.0, 1.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn strsm(
+        &self,
+        layout: Layout,
+        side: Side,
+        uplo: Uplo,
+        transa: Transpose,
+        diag: Diag,
+        m: i32,
+        n: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        b: &mut Buffer,
+        ldb: i32,
+    ) -> Result<()> {
+        const R: &str = "strsm";
+        let modes = (side, uplo, transa, diag);
+        if let Some(call) =
+            self.tri_call_checked(R, layout, modes, (m, n), alpha, (a, lda), (b, ldb))?
+        {
+            self.tri_checked(&call, alpha, a, b, true)?;
+            self.inner.enter()?.check(R)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panels_cover_the_columns() {
+        assert_eq!(panels(0, 4).count(), 0);
+        assert_eq!(
+            panels(10, 4).collect::<Vec<_>>(),
+            vec![(0, 4), (4, 8), (8, 10)]
+        );
+        assert_eq!(panels(8, 4).collect::<Vec<_>>(), vec![(0, 4), (4, 8)]);
+        assert_eq!(Tri::rows_rect(32, 65, 7), (8, 0, 9, 7));
+    }
+}

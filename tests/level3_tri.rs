@@ -1,0 +1,362 @@
+//! strmm and strsm against the reference BLAS, through the device API and the host API:
+//! every size of the issue for m and n, both layouts, both sides, both triangles, both
+//! transposes, unit and non-unit diagonals, alpha in {0, 1, -1, 0.7}, leading dimensions
+//! tight and 3 larger. Slots not read hold NaN (the gaps, the other triangle of A, a unit
+//! diagonal; all of A and B when alpha is 0); B's gaps and the slots after it are checked
+//! bit for bit. One large case per routine (order 1000). A singular A gives the Inf and NaN
+//! reference's substitution gives, element for element.
+//!
+//! Tolerances: a product sums at most `order` terms (`Tol::Product`). A solve's matrix is
+//! well conditioned by construction (`stored::dominant`: condition at most 5 in the infinity
+//! norm, whichever transpose), so each side's forward error is at most about
+//! 5 (order + 2) eps max|x|, and the check allows twice that (`Tol::Solve`).
+
+mod common;
+
+use common::level3::check3::*;
+use common::level3::cpu3;
+use common::stored::{self, Kind, What};
+use common::*;
+use fragblas::{cblas, Diag, Layout, Side, Transpose, Uplo};
+
+const LAYOUTS: [Layout; 2] = [Layout::ColMajor, Layout::RowMajor];
+const SIDES: [Side; 2] = [Side::Left, Side::Right];
+const UPLOS: [Uplo; 2] = [Uplo::Upper, Uplo::Lower];
+const TRANS: [Transpose; 2] = [Transpose::NoTrans, Transpose::Trans];
+const DIAGS: [Diag; 2] = [Diag::NonUnit, Diag::Unit];
+
+type Modes = (Layout, Side, Uplo, Transpose, Diag);
+
+/// One strmm (`solve` false) or strsm case.
+fn tri_case(
+    r: &mut rand::rngs::StdRng,
+    solve: bool,
+    (layout, side, uplo, trans, diag): Modes,
+    (m, n): (usize, usize),
+    (alpha, extra): (f32, usize),
+) {
+    let ctx = ctx();
+    let ka = if side == Side::Left { m } else { n };
+    let lda = ka.max(1) + extra;
+    let ldb = ld(layout, m, n, extra);
+    let what_a = What::Triangle(uplo, Some(diag));
+    let mut a = if solve {
+        let d = stored::dominant(r, ka.saturating_sub(1));
+        stored::build(layout, Kind::Full, what_a, ka, ka, lda, PAD, d)
+    } else {
+        stored::build(
+            layout,
+            Kind::Full,
+            what_a,
+            ka,
+            ka,
+            lda,
+            PAD,
+            stored::random(r),
+        )
+    };
+    let mut b = stored::build(
+        layout,
+        Kind::Full,
+        What::General,
+        m,
+        n,
+        ldb,
+        PAD,
+        stored::random(r),
+    );
+    let written = stored::written(layout, Kind::Full, What::General, m, n, ldb, b.len());
+    if alpha == 0.0 {
+        a.iter_mut().for_each(|x| *x = f32::NAN);
+        for (x, w) in b.iter_mut().zip(&written) {
+            if *w {
+                *x = f32::NAN;
+            }
+        }
+    }
+    let (mi, ni, lda, ldb) = (m as i32, n as i32, lda as i32, ldb as i32);
+    let name = if solve { "strsm" } else { "strmm" };
+    let what = format!(
+        "{name} {layout:?} {side:?} {uplo:?} {trans:?} {diag:?} m={m} n={n} alpha={alpha} +{extra}"
+    );
+    let cname = format!("cblas_{name}");
+    let tol = if solve {
+        Tol::Solve(ka)
+    } else {
+        Tol::Product(ka)
+    };
+    check_mm(
+        &ctx,
+        &what,
+        (&a, &[], &b),
+        &written,
+        (alpha, 0.0),
+        tol,
+        true,
+        &|a, _, b, al, _| {
+            cpu3::tr3(
+                &cname, layout, side, uplo, trans, diag, mi, ni, al, a, lda, b, ldb,
+            )
+        },
+        &|ga, _, gb| {
+            if solve {
+                ctx.strsm(
+                    layout, side, uplo, trans, diag, mi, ni, alpha, ga, lda, gb, ldb,
+                )
+            } else {
+                ctx.strmm(
+                    layout, side, uplo, trans, diag, mi, ni, alpha, ga, lda, gb, ldb,
+                )
+            }
+        },
+        &|a, _, b| {
+            if solve {
+                cblas::strsm(
+                    &ctx, layout, side, uplo, trans, diag, mi, ni, alpha, a, lda, b, ldb,
+                )
+            } else {
+                cblas::strmm(
+                    &ctx, layout, side, uplo, trans, diag, mi, ni, alpha, a, lda, b, ldb,
+                )
+            }
+        },
+    );
+}
+
+fn sweep(solve: bool, seed: u64) {
+    let mut r = rng(seed);
+    let mut count = 0usize;
+    for (si, &m) in SIZES.iter().enumerate() {
+        let n = SIZES[(si * 7 + 3) % SIZES.len()];
+        for layout in LAYOUTS {
+            for side in SIDES {
+                for uplo in UPLOS {
+                    for trans in TRANS {
+                        for diag in DIAGS {
+                            let alpha = SCALARS[count % 4];
+                            let extra = [0, 3][(count / 4) % 2];
+                            let modes = (layout, side, uplo, trans, diag);
+                            tri_case(&mut r, solve, modes, (m, n), (alpha, extra));
+                            count += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn strmm_every_size_side_triangle_transpose_diagonal_and_layout() {
+    sweep(false, 41);
+    let mut r = rng(42);
+    let modes = (
+        Layout::ColMajor,
+        Side::Right,
+        Uplo::Upper,
+        Transpose::Trans,
+        Diag::NonUnit,
+    );
+    tri_case(&mut r, false, modes, (300, 1000), (0.7, 1));
+}
+
+#[test]
+fn strsm_every_size_side_triangle_transpose_diagonal_and_layout() {
+    sweep(true, 43);
+    let mut r = rng(44);
+    let modes = (
+        Layout::RowMajor,
+        Side::Left,
+        Uplo::Lower,
+        Transpose::NoTrans,
+        Diag::NonUnit,
+    );
+    tri_case(&mut r, true, modes, (1000, 300), (-1.0, 2));
+}
+
+/// Whether two results are alike for a singular solve: NaN where NaN, an infinity where an
+/// infinity, and finite values close (relative to the largest finite one).
+fn alike(got: &[f32], want: &[f32]) -> Result<(), String> {
+    let big = want
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold(1.0f32, |m, x| m.max(x.abs()));
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g.is_infinite()
+        } else {
+            g.is_finite() && (g - w).abs() <= 1e-3 * big
+        };
+        if !ok {
+            return Err(format!("slot {i}: got {g:e}, want {w:e}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn strsm_singular_matrices_give_reference_inf_and_nan() {
+    let ctx = ctx();
+    let mut r = rng(45);
+    for &order in &[5usize, 33, 70] {
+        for side in SIDES {
+            for uplo in UPLOS {
+                for trans in TRANS {
+                    let (m, n) = if side == Side::Left {
+                        (order, 6)
+                    } else {
+                        (6, order)
+                    };
+                    let layout = Layout::ColMajor;
+                    let what_a = What::Triangle(uplo, Some(Diag::NonUnit));
+                    let mut a = stored::build(
+                        layout,
+                        Kind::Full,
+                        what_a,
+                        order,
+                        order,
+                        order,
+                        0,
+                        |i, j| {
+                            if i == j {
+                                1.5
+                            } else {
+                                0.25 + 0.5 * ((i + 2 * j) % 3) as f32
+                            }
+                        },
+                    );
+                    // A zero on the diagonal in the middle: the solve divides by it.
+                    let p = order / 2;
+                    a[p + p * order] = 0.0;
+                    let mut b = reals(&mut r, m * n);
+                    // A zero column (left) or row (right) of B: reference leaves it 0 where
+                    // it skips, or divides 0 by 0.
+                    for i in 0..m.min(n) {
+                        b[i + 2 * m] = 0.0;
+                        b[2 + i * m] = 0.0;
+                    }
+                    let mut want = b.clone();
+                    let (mi, ni, o) = (m as i32, n as i32, order as i32);
+                    cpu3::tr3(
+                        "cblas_strsm",
+                        layout,
+                        side,
+                        uplo,
+                        trans,
+                        Diag::NonUnit,
+                        mi,
+                        ni,
+                        1.0,
+                        &a,
+                        o,
+                        &mut want,
+                        mi,
+                    );
+                    assert!(want.iter().any(|x| !x.is_finite()), "the case is singular");
+                    let ga = ctx.upload(&a).unwrap();
+                    let mut gb = ctx.upload(&b).unwrap();
+                    ctx.strsm(
+                        layout,
+                        side,
+                        uplo,
+                        trans,
+                        Diag::NonUnit,
+                        mi,
+                        ni,
+                        1.0,
+                        &ga,
+                        o,
+                        &mut gb,
+                        mi,
+                    )
+                    .unwrap();
+                    let got = gb.to_vec().unwrap();
+                    if let Err(e) = alike(&got, &want) {
+                        panic!("strsm {side:?} {uplo:?} {trans:?} order {order}: {e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An Inf in B reaches exactly the elements it reaches in reference BLAS: the diagonal
+/// blocks read only the stored triangle (never multiply the other triangle's zeros) and
+/// the off-diagonal blocks hold only terms reference forms too. (A has no zeros, so no
+/// zero test of reference's decides anything.)
+#[test]
+fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
+    let ctx = ctx();
+    let mut r = rng(46);
+    for solve in [false, true] {
+        for &order in &[7usize, 40, 100] {
+            for side in SIDES {
+                for uplo in UPLOS {
+                    for trans in TRANS {
+                        let (m, n) = if side == Side::Left {
+                            (order, 5)
+                        } else {
+                            (5, order)
+                        };
+                        let layout = Layout::ColMajor;
+                        let what_a = What::Triangle(uplo, Some(Diag::NonUnit));
+                        let a = stored::build(
+                            layout,
+                            Kind::Full,
+                            what_a,
+                            order,
+                            order,
+                            order,
+                            0,
+                            stored::dominant(&mut r, order - 1),
+                        );
+                        let mut b = reals(&mut r, m * n);
+                        // Inf in the middle of the solve order.
+                        let (i, j) = if side == Side::Left {
+                            (order / 2, 1)
+                        } else {
+                            (1, order / 2)
+                        };
+                        b[i + j * m] = f32::INFINITY;
+                        let mut want = b.clone();
+                        let name = if solve { "cblas_strsm" } else { "cblas_strmm" };
+                        let (mi, ni, o) = (m as i32, n as i32, order as i32);
+                        cpu3::tr3(
+                            name,
+                            layout,
+                            side,
+                            uplo,
+                            trans,
+                            Diag::NonUnit,
+                            mi,
+                            ni,
+                            0.7,
+                            &a,
+                            o,
+                            &mut want,
+                            mi,
+                        );
+                        let ga = ctx.upload(&a).unwrap();
+                        let mut gb = ctx.upload(&b).unwrap();
+                        let d = Diag::NonUnit;
+                        if solve {
+                            ctx.strsm(
+                                layout, side, uplo, trans, d, mi, ni, 0.7, &ga, o, &mut gb, mi,
+                            )
+                        } else {
+                            ctx.strmm(
+                                layout, side, uplo, trans, d, mi, ni, 0.7, &ga, o, &mut gb, mi,
+                            )
+                        }
+                        .unwrap();
+                        if let Err(e) = alike(&gb.to_vec().unwrap(), &want) {
+                            panic!("{name} {side:?} {uplo:?} {trans:?} order {order}: {e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
