@@ -254,3 +254,26 @@ fn ssyr2k_every_size_triangle_transpose_and_layout() {
         (0.7, 1.0, 0),
     );
 }
+
+/// Each sgemm kernel the routines can pick runs their blocks right (pinned in turn).
+#[test]
+fn every_gemm_kernel_under_the_symmetric_routines() {
+    let ctx = ctx();
+    let mut r = rng(36);
+    for (i, kernel) in fragblas::GemmKernel::ALL.into_iter().enumerate() {
+        ctx.set_gemm_kernel(kernel);
+        let l = LAYOUTS[i % 2];
+        symm_case(
+            &mut r,
+            (l, SIDES[i % 2], UPLOS[(i / 2) % 2]),
+            65,
+            129,
+            (0.7, -1.0, 3),
+        );
+        for two in [false, true] {
+            let modes = (l, UPLOS[i % 2], TRANS[(i / 2) % 2]);
+            syrk_case(&mut r, two, modes, 129, 33, (-1.0, 0.7, 1));
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}

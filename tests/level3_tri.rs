@@ -360,3 +360,24 @@ fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
         }
     }
 }
+
+/// Each sgemm kernel the routines can pick runs their updates right (pinned in turn).
+#[test]
+fn every_gemm_kernel_under_the_triangular_routines() {
+    let ctx = ctx();
+    let mut r = rng(47);
+    for (i, kernel) in fragblas::GemmKernel::ALL.into_iter().enumerate() {
+        ctx.set_gemm_kernel(kernel);
+        for solve in [false, true] {
+            let modes = (
+                LAYOUTS[i % 2],
+                SIDES[(i / 2) % 2],
+                UPLOS[i % 2],
+                TRANS[(i / 4) % 2],
+                DIAGS[(i / 2) % 2],
+            );
+            tri_case(&mut r, solve, modes, (129, 65), (0.7, 2));
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}

@@ -154,6 +154,9 @@ pub(crate) struct Tuner {
     dir: Option<PathBuf>,
     files: Vec<(&'static str, PathBuf)>,
     tables: RefCell<HashMap<&'static str, Table>>,
+    /// Choices the caller pinned per routine: used wherever they can run, before any
+    /// remembered or default one.
+    pinned: RefCell<HashMap<&'static str, String>>,
 }
 
 impl Tuner {
@@ -173,7 +176,22 @@ impl Tuner {
             dir,
             files,
             tables: RefCell::new(HashMap::new()),
+            pinned: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Pins `choice` for `routine` (`None` unpins).
+    pub(crate) fn pin(&self, routine: &'static str, choice: Option<&str>) {
+        let mut p = self.pinned.borrow_mut();
+        match choice {
+            Some(c) => p.insert(routine, c.to_string()),
+            None => p.remove(routine),
+        };
+    }
+
+    /// The pinned choice of `routine`, if any.
+    pub(crate) fn pinned(&self, routine: &'static str) -> Option<String> {
+        self.pinned.borrow().get(routine).cloned()
     }
 
     pub(crate) fn mode(&self) -> Tuning {

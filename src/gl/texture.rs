@@ -206,15 +206,26 @@ impl Gl {
 
     /// Copies the texels of `rect` from `src` into the same place of `dst` without a shader.
     pub(crate) fn blit_rect(&self, src: &Surface, dst: &Surface, rect: Rect) {
+        self.blit_to(src, rect, dst, (rect.0, rect.1));
+    }
+
+    /// Copies the texels of `rect` of `src` to `dst` with its corner at `to`, without a
+    /// shader.
+    pub(crate) fn blit_to(&self, src: &Surface, rect: Rect, dst: &Surface, to: (u32, u32)) {
         let (x, y, w, h) = rect;
         assert!(
-            x + w <= src.width && y + h <= src.height && x + w <= dst.width && y + h <= dst.height,
-            "blit outside a surface"
+            x + w <= src.width && y + h <= src.height,
+            "blit outside the source"
+        );
+        assert!(
+            to.0 + w <= dst.width && to.1 + h <= dst.height,
+            "blit outside the destination"
         );
         let (x0, y0, x1, y1) = (x as i32, y as i32, (x + w) as i32, (y + h) as i32);
-        // SAFETY: both framebuffers belong to this context and are complete; the rectangle
-        // lies inside both (checked above); NEAREST is the filter GL allows for float
-        // formats, and equal source and destination rectangles copy texels unscaled.
+        let (u0, v0) = (to.0 as i32, to.1 as i32);
+        // SAFETY: both framebuffers belong to this context and are complete; both rectangles
+        // lie inside their surfaces (checked above) and have the same size, so texels are
+        // copied unscaled; NEAREST is the filter GL allows for float formats.
         unsafe {
             self.gl
                 .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.fbo));
@@ -225,10 +236,10 @@ impl Gl {
                 y0,
                 x1,
                 y1,
-                x0,
-                y0,
-                x1,
-                y1,
+                u0,
+                v0,
+                u0 + (x1 - x0),
+                v0 + (y1 - y0),
                 glow::COLOR_BUFFER_BIT,
                 glow::NEAREST,
             );

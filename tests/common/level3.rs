@@ -223,6 +223,13 @@ pub mod check3 {
         }
     }
 
+    /// The reference run of a case: `(a, b, c, alpha, beta)`.
+    pub type Reference<'a> = &'a dyn Fn(&[f32], &[f32], &mut [f32], f32, f32);
+    /// The host-API run of a case: `(a, b, c)`.
+    pub type Host<'a> = &'a dyn Fn(&[f32], &[f32], &mut [f32]) -> fragblas::Result<()>;
+    /// The device-API run of a case: `(a, b, c)`.
+    pub type Device<'a> = &'a dyn Fn(&Buffer, &Buffer, &mut Buffer) -> fragblas::Result<()>;
+
     /// How far a result may be from the reference's.
     #[derive(Clone, Copy, Debug)]
     pub enum Tol {
@@ -251,9 +258,9 @@ pub mod check3 {
         (alpha, beta): (f32, f32),
         tol: Tol,
         finite: bool,
-        reference: &dyn Fn(&[f32], &[f32], &mut [f32], f32, f32),
-        device: &dyn Fn(&Buffer, &Buffer, &mut Buffer) -> fragblas::Result<()>,
-        host: &dyn Fn(&[f32], &[f32], &mut [f32]) -> fragblas::Result<()>,
+        reference: Reference,
+        device: Device,
+        host: Host,
     ) {
         let mut want = c0.to_vec();
         reference(a, b, &mut want, alpha, beta);

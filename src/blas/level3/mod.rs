@@ -2,6 +2,7 @@
 //! machinery the others build on, `blocks` what their blocked algorithms share. Kernels are
 //! in `glsl/level3/`.
 
+pub(crate) mod batched;
 pub(crate) mod blocks;
 pub(crate) mod gemm;
 pub(crate) mod symm;
@@ -9,5 +10,9 @@ pub(crate) mod syrk;
 pub(crate) mod tri;
 
 /// The kernels of every family of this level (for `Context::warm_up`).
-pub(crate) const KERNELS: &[&[&crate::device::kernel::Kernel]] =
-    &[&gemm::kernel::KERNELS, &blocks::KERNELS, &tri::KERNELS];
+pub(crate) const KERNELS: &[&[&crate::device::kernel::Kernel]] = &[
+    &gemm::kernel::KERNELS,
+    &blocks::KERNELS,
+    &tri::KERNELS,
+    &batched::KERNELS,
+];

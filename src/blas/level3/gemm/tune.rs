@@ -117,12 +117,23 @@ impl TuneReport {
 /// The remembered kernel for the class of `s`, if the mode allows one and it can run `s`
 /// (a cache file edited by hand may name any kernel).
 pub(crate) fn remembered(ctx: &Context, s: &GemmShape) -> Option<GemmKernel> {
+    if let Some(k) = pinned(ctx).filter(|k| k.runs(ctx.info(), s)) {
+        return Some(k);
+    }
     let class = ShapeClass::of(s.m, s.n, s.k);
     ctx.inner
         .tuner
         .lookup(ROUTINE, &class.key())
         .and_then(|name| GemmKernel::from_name(&name))
         .filter(|k| *k != GemmKernel::Auto && k.runs(ctx.info(), s))
+}
+
+/// The kernel pinned with [`Context::set_gemm_kernel`], if any.
+fn pinned(ctx: &Context) -> Option<GemmKernel> {
+    ctx.inner
+        .tuner
+        .pinned(ROUTINE)
+        .and_then(|name| GemmKernel::from_name(&name))
 }
 
 /// Whether an sgemm of shape `s` should time the candidates now.
@@ -177,6 +188,24 @@ fn time_kernel(
 }
 
 impl Context {
+    /// Pins the kernel `GemmKernel::Auto` picks, in sgemm and in every level-3 routine
+    /// built on it, wherever that kernel can run the product (elsewhere the usual choice
+    /// stands); `GemmKernel::Auto` unpins. For tests and experiments: each kernel gives the
+    /// same results up to rounding.
+    ///
+    /// ```
+    /// use fragblas::{Context, GemmKernel};
+    /// let ctx = Context::new()?;
+    /// ctx.set_gemm_kernel(GemmKernel::Generic);
+    /// assert_eq!(ctx.sgemm_kernel_for(64, 64, 64), GemmKernel::Generic);
+    /// ctx.set_gemm_kernel(GemmKernel::Auto);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn set_gemm_kernel(&self, kernel: GemmKernel) {
+        let name = (kernel != GemmKernel::Auto).then(|| kernel.name());
+        self.inner.tuner.pin(ROUTINE, name);
+    }
+
     /// The file this context's sgemm tuning choices are cached in, if it has one.
     pub fn tuning_cache_file(&self) -> Option<&Path> {
         self.inner.tuner.file(ROUTINE)

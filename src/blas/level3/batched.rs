@@ -1,0 +1,631 @@
+//! Batched sgemm: many products of one shape in one draw. `sgemm_batched_strided` takes one
+//! buffer each for A, B and C with a fixed distance between consecutive matrices (cuBLAS's
+//! `cublasSgemmStridedBatched`); `sgemm_batched` takes slices of buffers (cuBLAS's
+//! `cublasSgemmBatched`), stacks them into one texture each with a copy per buffer, runs the
+//! strided product and copies the C's back. Small matrices, where one sgemm call costs far
+//! more in passes and uniforms than in arithmetic, are the point: 1000 products of 64x64 are
+//! one draw (`gemm_batched.frag`).
+//!
+//! Semantics per product are sgemm's (reference BLAS): `alpha == 0` or `k == 0` read no A or
+//! B, `beta == 0` reads no C, nothing outside each C's window is written. A stride of 0 for A
+//! or B reuses one matrix in every product; the C's must not overlap (an error naming
+//! `stride_c`), and strides are not negative.
+
+use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
+use crate::blas::passes::in_spans;
+use crate::blas::types::{Layout, Transpose};
+use crate::device::buffer::Buffer;
+use crate::device::context::Context;
+use crate::device::kernel::Kernel;
+use crate::error::{Error, Result};
+use crate::layout::TexLayout;
+
+/// Every product of a batch in one pass.
+static GEMM_BATCHED: Kernel = crate::kernel!("level3/gemm_batched.frag");
+
+/// The kernels of this file.
+pub(crate) const KERNELS: [&Kernel; 1] = [&GEMM_BATCHED];
+
+const STRIDED: &str = "sgemm_batched_strided";
+const SLICES: &str = "sgemm_batched";
+
+/// A batched call in column-major form: the shape of each product, the distances between
+/// consecutive matrices (in the column-major call's order: A and B exchanged for a
+/// row-major call) and the number of products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Batch {
+    pub s: GemmShape,
+    pub stride_a: usize,
+    pub stride_b: usize,
+    pub stride_c: usize,
+    pub count: usize,
+}
+
+/// Renames an sgemm argument error for a batched routine: its name and the positions of
+/// its parameters (`ldb`, `ldc` and the rest).
+fn renamed(e: Error, routine: &'static str, positions: &[(&str, u32)]) -> Error {
+    match e {
+        Error::InvalidArgument {
+            param,
+            position,
+            reason,
+            ..
+        } => Error::InvalidArgument {
+            routine,
+            param,
+            position: positions
+                .iter()
+                .find(|(p, _)| *p == param)
+                .map_or(position, |&(_, pos)| pos),
+            reason,
+        },
+        e => e,
+    }
+}
+
+/// The argument rules of `sgemm_batched_strided` in order: sgemm's (lda at CBLAS position
+/// 9, ldb 12, ldc 16), then the strides (10, 13, 17: not negative, and C's at least one C's
+/// span when there is more than one product) and the count (18, not negative).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn strided_call(
+    layout: Layout,
+    (transa, transb): (Transpose, Transpose),
+    (m, n, k): (i32, i32, i32),
+    (lda, stride_a): (i32, i64),
+    (ldb, stride_b): (i32, i64),
+    (ldc, stride_c): (i32, i64),
+    count: i32,
+) -> Result<Batch> {
+    let positions = [("ldb", 12), ("ldc", 16)];
+    let s = gemm_shape(layout, transa, transb, m, n, k, lda, ldb, ldc)
+        .map_err(|e| renamed(e, STRIDED, &positions))?;
+    let stride = |name: &'static str, pos: u32, v: i64| -> Result<usize> {
+        usize::try_from(v)
+            .ok()
+            .filter(|&v| v <= i32::MAX as usize)
+            .ok_or_else(|| {
+                crate::blas::args::invalid(
+                    STRIDED,
+                    name,
+                    pos,
+                    format!("{v} is negative or too large"),
+                )
+            })
+    };
+    let (sa, sb) = (
+        stride("stride_a", 10, stride_a)?,
+        stride("stride_b", 13, stride_b)?,
+    );
+    let sc = stride("stride_c", 17, stride_c)?;
+    if count < 0 {
+        return Err(crate::blas::args::invalid(
+            STRIDED,
+            "batch_count",
+            18,
+            format!("{count} is negative"),
+        ));
+    }
+    if count > 1 && sc < s.c_span() {
+        return Err(crate::blas::args::invalid(
+            STRIDED,
+            "stride_c",
+            17,
+            format!(
+                "{sc} is less than the {} elements one C spans: the C's overlap",
+                s.c_span()
+            ),
+        ));
+    }
+    // In column-major form A and B are the user's B and A for a row-major call.
+    let (stride_a, stride_b) = if s.swapped { (sb, sa) } else { (sa, sb) };
+    Ok(Batch {
+        s,
+        stride_a,
+        stride_b,
+        stride_c: sc,
+        count: count as usize,
+    })
+}
+
+impl Batch {
+    /// Nothing to do: no product, or sgemm's quick return.
+    pub(crate) fn quick_return(&self, alpha: f32, beta: f32) -> bool {
+        self.count == 0 || self.s.quick_return(alpha, beta)
+    }
+
+    /// Elements the buffers of the column-major call (A, B, C) span over the batch: the
+    /// last matrix's start plus one matrix's span; none for A and B when they are not read.
+    pub(crate) fn spans(&self, alpha: f32) -> [usize; 3] {
+        let last = self.count.saturating_sub(1);
+        let product = alpha != 0.0 && self.s.k > 0;
+        let span = |stride: usize, one: usize, read: bool| {
+            if read {
+                last * stride + one
+            } else {
+                0
+            }
+        };
+        [
+            span(self.stride_a, self.s.a_span(), product),
+            span(self.stride_b, self.s.b_span(), product),
+            span(self.stride_c, self.s.c_span(), true),
+        ]
+    }
+
+    /// Checks the user's A, B and C (lengths in the user's order) against the spans.
+    pub(crate) fn check_lengths(
+        &self,
+        routine: &'static str,
+        alpha: f32,
+        lens: [usize; 3],
+    ) -> Result<()> {
+        let [a, b, c] = self.spans(alpha);
+        let (ua, ub) = if self.s.swapped { (b, a) } else { (a, b) };
+        for (param, needed, len) in [("a", ua, lens[0]), ("b", ub, lens[1]), ("c", c, lens[2])] {
+            if needed > len {
+                return Err(Error::TooShort {
+                    routine,
+                    param,
+                    needed,
+                    len,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the fast paths of the kernel apply (see `gemm_batched.frag`).
+    fn quads(&self) -> (bool, bool) {
+        let s = &self.s;
+        let four = |v: usize| v.is_multiple_of(4);
+        let quad_a = !s.a.trans
+            && [s.m, s.a.ld, s.ldc, self.stride_a, self.stride_c]
+                .into_iter()
+                .all(four);
+        let quad_b = quad_a && !s.b.trans && four(s.b.ld) && four(self.stride_b);
+        (quad_a, quad_b)
+    }
+}
+
+/// One slice of buffers stacked into one texture: item p at rows `p*rows..` (so at
+/// element `p*stride`).
+struct Stack {
+    buf: Buffer,
+    stride: usize,
+    rows: u32,
+}
+
+impl Stack {
+    /// Copies the buffers `xs` (textures of one width) into a new stack.
+    fn gather(ctx: &Context, xs: &[&Buffer], rows: u32) -> Result<Stack> {
+        let width = xs[0].layout().width;
+        let height = rows * xs.len() as u32;
+        let inner = &ctx.inner;
+        let surface = inner.take_surface(width, height)?;
+        let gl = inner.enter()?;
+        for (p, x) in xs.iter().enumerate() {
+            let l = x.layout();
+            gl.blit_to(
+                x.surface(),
+                (0, 0, l.width, l.height),
+                &surface,
+                (0, p as u32 * rows),
+            );
+        }
+        let len = width as usize * height as usize * 4;
+        let layout = TexLayout { len, width, height };
+        Ok(Stack {
+            buf: Buffer::with_layout(ctx, surface, layout),
+            stride: width as usize * rows as usize * 4,
+            rows,
+        })
+    }
+
+    /// Copies item p of the stack back into each buffer of `xs`.
+    fn scatter(&self, ctx: &Context, xs: &mut [&mut Buffer]) -> Result<()> {
+        let gl = ctx.inner.enter()?;
+        for (p, x) in xs.iter_mut().enumerate() {
+            let l = x.layout();
+            let rect = (0, p as u32 * self.rows, l.width, l.height);
+            gl.blit_to(self.buf.surface(), rect, x.surface(), (0, 0));
+        }
+        Ok(())
+    }
+}
+
+impl Context {
+    /// sgemm_batched by stacks, after the checks: chunks of as many products as fit one
+    /// texture's height.
+    fn stacked(
+        &self,
+        s: &GemmShape,
+        product: bool,
+        (alpha, beta): (f32, f32),
+        a: &[&Buffer],
+        b: &[&Buffer],
+        c: &mut [&mut Buffer],
+    ) -> Result<()> {
+        // In column-major form A and B are the user's B and A for a row-major call.
+        let (ca, cb) = if s.swapped { (b, a) } else { (a, b) };
+        let rows = |xs: &mut dyn Iterator<Item = u32>| xs.max().unwrap_or(1);
+        let ra = rows(&mut ca.iter().map(|x| x.layout().height));
+        let rb = rows(&mut cb.iter().map(|x| x.layout().height));
+        let rc = rows(&mut c.iter().map(|x| x.layout().height));
+        let tallest = if product { ra.max(rb).max(rc) } else { rc };
+        let per = (self.info().max_texture_size / tallest).max(1) as usize;
+        let count = c.len();
+        for p0 in (0..count).step_by(per) {
+            let p1 = (p0 + per).min(count);
+            let cs: Vec<&Buffer> = c[p0..p1].iter().map(|x| &**x).collect();
+            let mut sc = Stack::gather(self, &cs, rc)?;
+            let operands = if product {
+                let sa = Stack::gather(self, &ca[p0..p1], ra)?;
+                Some((sa, Stack::gather(self, &cb[p0..p1], rb)?))
+            } else {
+                None
+            };
+            let bt = Batch {
+                s: *s,
+                stride_a: operands.as_ref().map_or(0, |(x, _)| x.stride),
+                stride_b: operands.as_ref().map_or(0, |(_, y)| y.stride),
+                stride_c: sc.stride,
+                count: p1 - p0,
+            };
+            match &operands {
+                Some((x, y)) => self.batched(&bt, alpha, &x.buf, &y.buf, beta, &mut sc.buf)?,
+                None => {
+                    // No product: A and B are not read.
+                    let none = Buffer::zeros(self, 1)?;
+                    self.batched(&bt, 0.0, &none, &none, beta, &mut sc.buf)?;
+                }
+            }
+            sc.scatter(self, &mut c[p0..p1])?;
+            let stacks = std::iter::once(sc).chain(operands.into_iter().flat_map(|(x, y)| [x, y]));
+            for st in stacks {
+                self.inner.give_surface(st.buf.into_surface());
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch in one pass per span of k, after the checks; `a` and `b` in column-major
+    /// order.
+    fn batched(
+        &self,
+        bt: &Batch,
+        alpha: f32,
+        a: &Buffer,
+        b: &Buffer,
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let inner = &self.inner;
+        let prog = inner.program(&GEMM_BATCHED)?;
+        let s = &bt.s;
+        let product = alpha != 0.0 && s.k > 0;
+        let (k, alpha) = if product { (s.k, alpha) } else { (0, 0.0) };
+        let (quad_a, quad_b) = bt.quads();
+        // One product's C: any stride past its span keeps the products apart.
+        let stride_c = if bt.count == 1 {
+            s.c_span()
+        } else {
+            bt.stride_c
+        };
+        let cl = c.layout();
+        let out = in_spans(inner, k, (cl.width, cl.height), |gl, prev, k0, k1, out| {
+            gl.use_program(&prog);
+            a.bind(gl, &prog, 0, "a", "a_width");
+            b.bind(gl, &prog, 1, "b", "b_width");
+            match prev {
+                None => c.bind(gl, &prog, 2, "c", "c_width"),
+                Some(p) => {
+                    gl.set_texture(&prog, "c", 2, p);
+                    gl.set_i32(&prog, "c_width", cl.width as i32);
+                }
+            }
+            gl.set_i32(&prog, "lda", s.a.ld as i32);
+            gl.set_i32(&prog, "a_trans", s.a.trans as i32);
+            gl.set_i32(&prog, "stride_a", bt.stride_a as i32);
+            gl.set_i32(&prog, "ldb", s.b.ld as i32);
+            gl.set_i32(&prog, "b_trans", s.b.trans as i32);
+            gl.set_i32(&prog, "stride_b", bt.stride_b as i32);
+            gl.set_i32(&prog, "ldc", s.ldc as i32);
+            gl.set_i32(&prog, "stride_c", stride_c as i32);
+            gl.set_i32(&prog, "m", s.m as i32);
+            gl.set_i32(&prog, "n", s.n as i32);
+            gl.set_i32(&prog, "batch", bt.count as i32);
+            gl.set_i32(&prog, "k0", k0 as i32);
+            gl.set_i32(&prog, "k1", k1 as i32);
+            gl.set_i32(&prog, "quad_a", quad_a as i32);
+            gl.set_i32(&prog, "quad_b", quad_b as i32);
+            gl.set_f32(&prog, "alpha", alpha);
+            gl.set_f32(&prog, "beta", if prev.is_some() { 1.0 } else { beta });
+            gl.draw(&[out], cl.width, cl.height);
+        })?;
+        inner.give_surface(c.replace_surface(out));
+        Ok(())
+    }
+
+    /// `C_p := alpha*op(A_p)*op(B_p) + beta*C_p` for `p < batch_count`, where matrix `X_p`
+    /// starts at element `p*stride_x` of buffer `x` (cuBLAS's `cublasSgemmStridedBatched`,
+    /// with a layout as in CBLAS). All the products run in one draw (one per 8192 values of
+    /// k).
+    ///
+    /// Each product has sgemm's semantics (see [`Context::sgemm_with`]). A stride of 0 for A
+    /// or B uses one matrix in every product; the C's must not overlap (`stride_c` at least
+    /// one C's span when `batch_count > 1`); strides are not negative. Errors name CBLAS-style
+    /// positions: layout 1, transa 2, transb 3, m 4, n 5, k 6, alpha 7, a 8, lda 9,
+    /// stride_a 10, b 11, ldb 12, stride_b 13, beta 14, c 15, ldc 16, stride_c 17,
+    /// batch_count 18.
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Transpose::NoTrans};
+    /// let ctx = Context::new()?;
+    /// // Two 1x1 products: 2*3 and 4*5.
+    /// let a = ctx.upload(&[2.0, 4.0])?;
+    /// let b = ctx.upload(&[3.0, 5.0])?;
+    /// let mut c = ctx.zeros(2)?;
+    /// ctx.sgemm_batched_strided(Layout::ColMajor, NoTrans, NoTrans, 1, 1, 1, 1.0, &a, 1, 1, &b, 1, 1, 0.0, &mut c, 1, 1, 2)?;
+    /// assert_eq!(c.to_vec()?, vec![6.0, 20.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm_batched_strided(
+        &self,
+        layout: Layout,
+        transa: Transpose,
+        transb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &Buffer,
+        lda: i32,
+        stride_a: i64,
+        b: &Buffer,
+        ldb: i32,
+        stride_b: i64,
+        beta: f32,
+        c: &mut Buffer,
+        ldc: i32,
+        stride_c: i64,
+        batch_count: i32,
+    ) -> Result<()> {
+        let bt = strided_call(
+            layout,
+            (transa, transb),
+            (m, n, k),
+            (lda, stride_a),
+            (ldb, stride_b),
+            (ldc, stride_c),
+            batch_count,
+        )?;
+        a.check_owner(self, "a")?;
+        b.check_owner(self, "b")?;
+        c.check_owner(self, "c")?;
+        if bt.quick_return(alpha, beta) {
+            return Ok(());
+        }
+        bt.check_lengths(STRIDED, alpha, [a.len(), b.len(), c.len()])?;
+        let (ca, cb) = if bt.s.swapped { (b, a) } else { (a, b) };
+        self.batched(&bt, alpha, ca, cb, beta, c)?;
+        self.inner.enter()?.check(STRIDED)
+    }
+
+    /// `C[p] := alpha*op(A[p])*op(B[p]) + beta*C[p]` for every `p` (cuBLAS's
+    /// `cublasSgemmBatched`: one buffer per matrix). The slices must be equally long (an
+    /// error names `b` or `c`). The buffers of each slice are stacked into one texture
+    /// (one copy per buffer, no draw) and the products run as one strided batch, so many
+    /// small products cost a few draws; buffers of a slice whose textures differ in width
+    /// (lengths below one texture row that differ) run one sgemm each instead.
+    ///
+    /// Each product has sgemm's semantics and sgemm's argument positions.
+    ///
+    /// ```
+    /// use fragblas::{Context, Layout, Transpose::NoTrans};
+    /// let ctx = Context::new()?;
+    /// let (a0, a1) = (ctx.upload(&[2.0])?, ctx.upload(&[4.0])?);
+    /// let (b0, b1) = (ctx.upload(&[3.0])?, ctx.upload(&[5.0])?);
+    /// let (mut c0, mut c1) = (ctx.zeros(1)?, ctx.zeros(1)?);
+    /// ctx.sgemm_batched(Layout::ColMajor, NoTrans, NoTrans, 1, 1, 1, 1.0, &[&a0, &a1], 1, &[&b0, &b1], 1, 0.0, &mut [&mut c0, &mut c1], 1)?;
+    /// assert_eq!((c0.to_vec()?, c1.to_vec()?), (vec![6.0], vec![20.0]));
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn sgemm_batched(
+        &self,
+        layout: Layout,
+        transa: Transpose,
+        transb: Transpose,
+        m: i32,
+        n: i32,
+        k: i32,
+        alpha: f32,
+        a: &[&Buffer],
+        lda: i32,
+        b: &[&Buffer],
+        ldb: i32,
+        beta: f32,
+        c: &mut [&mut Buffer],
+        ldc: i32,
+    ) -> Result<()> {
+        let s = gemm_shape(layout, transa, transb, m, n, k, lda, ldb, ldc)
+            .map_err(|e| renamed(e, SLICES, &[]))?;
+        let count = a.len();
+        for (param, pos, len) in [("b", 10, b.len()), ("c", 13, c.len())] {
+            if len != count {
+                return Err(crate::blas::args::invalid(
+                    SLICES,
+                    param,
+                    pos,
+                    format!("holds {len} buffers where a holds {count}"),
+                ));
+            }
+        }
+        for x in a {
+            x.check_owner(self, "a")?;
+        }
+        for x in b {
+            x.check_owner(self, "b")?;
+        }
+        for x in c.iter() {
+            x.check_owner(self, "c")?;
+        }
+        if count == 0 || s.quick_return(alpha, beta) {
+            return Ok(());
+        }
+        for p in 0..count {
+            s.check_lengths(alpha, a[p].len(), b[p].len(), c[p].len())
+                .map_err(|e| match e {
+                    Error::TooShort {
+                        param, needed, len, ..
+                    } => Error::TooShort {
+                        routine: SLICES,
+                        param,
+                        needed,
+                        len,
+                    },
+                    e => e,
+                })?;
+        }
+        let product = alpha != 0.0 && s.k > 0;
+        let same_width = |xs: &mut dyn Iterator<Item = TexLayout>| {
+            let v: Vec<TexLayout> = xs.collect();
+            v.windows(2).all(|w| w[0].width == w[1].width)
+        };
+        let stackable = same_width(&mut a.iter().map(|x| x.layout()))
+            && same_width(&mut b.iter().map(|x| x.layout()))
+            && same_width(&mut c.iter().map(|x| x.layout()));
+        if !stackable {
+            for p in 0..count {
+                self.sgemm(
+                    layout, transa, transb, m, n, k, alpha, a[p], lda, b[p], ldb, beta, c[p], ldc,
+                )?;
+            }
+            return Ok(());
+        }
+        self.stacked(&s, product, (alpha, beta), a, b, c)?;
+        self.inner.enter()?.check(SLICES)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Layout::*;
+    use Transpose::*;
+
+    fn pos(e: Error) -> (&'static str, &'static str, u32) {
+        match e {
+            Error::InvalidArgument {
+                routine,
+                param,
+                position,
+                ..
+            } => (routine, param, position),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    fn call(
+        l: Layout,
+        lds: (i32, i32, i32),
+        strides: (i64, i64, i64),
+        count: i32,
+    ) -> Result<Batch> {
+        strided_call(
+            l,
+            (NoTrans, NoTrans),
+            (3, 4, 5),
+            (lds.0, strides.0),
+            (lds.1, strides.1),
+            (lds.2, strides.2),
+            count,
+        )
+    }
+
+    #[test]
+    fn rules_and_positions() {
+        let b = call(ColMajor, (3, 5, 3), (15, 20, 12), 7).unwrap();
+        assert_eq!(
+            (b.stride_a, b.stride_b, b.stride_c, b.count),
+            (15, 20, 12, 7)
+        );
+        assert_eq!(b.spans(1.0), [6 * 15 + 15, 6 * 20 + 20, 6 * 12 + 12]);
+        assert_eq!(b.spans(0.0), [0, 0, 6 * 12 + 12]);
+        let e = |r: Result<Batch>| pos(r.unwrap_err());
+        assert_eq!(
+            e(call(ColMajor, (2, 5, 3), (15, 20, 12), 7)),
+            (STRIDED, "lda", 9)
+        );
+        assert_eq!(
+            e(call(ColMajor, (3, 4, 3), (15, 20, 12), 7)),
+            (STRIDED, "ldb", 12)
+        );
+        assert_eq!(
+            e(call(ColMajor, (3, 5, 2), (15, 20, 12), 7)),
+            (STRIDED, "ldc", 16)
+        );
+        assert_eq!(
+            e(call(ColMajor, (3, 5, 3), (-1, 20, 12), 7)),
+            (STRIDED, "stride_a", 10)
+        );
+        assert_eq!(
+            e(call(ColMajor, (3, 5, 3), (15, -1, 12), 7)),
+            (STRIDED, "stride_b", 13)
+        );
+        assert_eq!(
+            e(call(ColMajor, (3, 5, 3), (15, 20, -1), 7)),
+            (STRIDED, "stride_c", 17)
+        );
+        assert_eq!(
+            e(call(ColMajor, (3, 5, 3), (15, 20, 12), -1)),
+            (STRIDED, "batch_count", 18)
+        );
+        // Overlapping C's; one product may have any stride, A and B may repeat.
+        assert_eq!(
+            e(call(ColMajor, (3, 5, 3), (15, 20, 11), 2)),
+            (STRIDED, "stride_c", 17)
+        );
+        assert!(call(ColMajor, (3, 5, 3), (0, 0, 0), 1).is_ok());
+        assert!(call(ColMajor, (3, 5, 3), (0, 0, 12), 3).is_ok());
+        // Row-major: A and B exchange places, strides with them.
+        let b = call(RowMajor, (5, 4, 4), (15, 20, 12), 2).unwrap();
+        assert_eq!((b.stride_a, b.stride_b), (20, 15));
+        assert!(b
+            .check_lengths(STRIDED, 1.0, [15 + 15, 20 + 20, 12 + 12])
+            .is_ok());
+        assert!(b
+            .check_lengths(STRIDED, 1.0, [15 + 14, 20 + 20, 12 + 12])
+            .is_err());
+    }
+
+    #[test]
+    fn fast_paths_need_multiples_of_four() {
+        let b = call(ColMajor, (4, 8, 4), (16, 32, 16), 2);
+        // m = 3 is not a multiple of 4.
+        assert_eq!(b.unwrap().quads(), (false, false));
+        let b = strided_call(
+            ColMajor,
+            (NoTrans, NoTrans),
+            (4, 4, 8),
+            (4, 32),
+            (8, 32),
+            (4, 16),
+            3,
+        )
+        .unwrap();
+        assert_eq!(b.quads(), (true, true));
+        let b = strided_call(
+            ColMajor,
+            (NoTrans, Trans),
+            (4, 4, 8),
+            (4, 32),
+            (4, 32),
+            (4, 16),
+            3,
+        )
+        .unwrap();
+        assert_eq!(b.quads(), (true, false));
+    }
+}

@@ -1,0 +1,335 @@
+//! Batched sgemm against the reference BLAS's sgemm run on each product: the strided form
+//! (batch counts 0 to 1000, shapes small and odd, both layouts, every transpose, the four
+//! scalars, strides tight, padded with NaN gaps, and 0 for a shared A or B) and the form
+//! over slices of buffers (one texture row and several, equal and mixed lengths). Slots of
+//! C outside every window are checked bit for bit; A and B unchanged.
+//!
+//! Tolerance: each element sums k products; both sides lie within (k + 2) eps of the exact
+//! value in units of |alpha| |A||B| + |beta||C|, and the check allows the sum.
+
+mod common;
+
+use common::check2::magnitudes;
+use common::cpu_gemm;
+use common::*;
+use fragblas::{Layout, Transpose};
+use rand::Rng;
+
+const SCALARS: [f32; 4] = [0.0, 1.0, -1.0, 0.7];
+
+/// One strided case; `gap` extra slots (NaN) after each matrix; stride 0 for A (B) when
+/// `share.0` (`share.1`).
+#[allow(clippy::too_many_arguments)]
+fn strided_case(
+    r: &mut rand::rngs::StdRng,
+    layout: Layout,
+    (ta, tb): (Transpose, Transpose),
+    (m, n, k): (usize, usize, usize),
+    (alpha, beta): (f32, f32),
+    count: usize,
+    gap: usize,
+    share: (bool, bool),
+) {
+    let ctx = ctx();
+    let col = layout == Layout::ColMajor;
+    // Stored shapes in the user's layout: (rows, cols) of A, B, C.
+    let sa = if ta == Transpose::NoTrans {
+        (m, k)
+    } else {
+        (k, m)
+    };
+    let sb = if tb == Transpose::NoTrans {
+        (k, n)
+    } else {
+        (n, k)
+    };
+    let ld = |(rows, cols): (usize, usize)| if col { rows.max(1) } else { cols.max(1) } + gap % 2;
+    let (lda, ldb, ldc) = (ld(sa), ld(sb), ld((m, n)));
+    let span = |(rows, cols): (usize, usize), ld: usize| {
+        let (inner, outer) = if col { (rows, cols) } else { (cols, rows) };
+        mat::span(inner, outer, ld)
+    };
+    let stride = |s: usize, shared: bool| if shared { 0 } else { s + gap };
+    let (stra, strb) = (
+        stride(span(sa, lda), share.0),
+        stride(span(sb, ldb), share.1),
+    );
+    let strc = span((m, n), ldc) + gap;
+    let total = |st: usize, one: usize| {
+        if count == 0 {
+            3
+        } else {
+            (count - 1) * st + one + 3
+        }
+    };
+    // NaN everywhere, then random values in each matrix's slots.
+    let fill =
+        |r: &mut rand::rngs::StdRng, len: usize, st: usize, shape: (usize, usize), ld: usize| {
+            let mut v = vec![f32::NAN; len];
+            for p in 0..count {
+                let (inner, outer) = if col { shape } else { (shape.1, shape.0) };
+                for o in 0..outer {
+                    for i in 0..inner {
+                        v[p * st + i + o * ld] = r.gen_range(-1.0f32..1.0);
+                    }
+                }
+            }
+            v
+        };
+    let mut a = fill(r, total(stra, span(sa, lda)), stra, sa, lda);
+    let mut b = fill(r, total(strb, span(sb, ldb)), strb, sb, ldb);
+    let mut c0 = fill(r, total(strc, span((m, n), ldc)), strc, (m, n), ldc);
+    let mut written = vec![false; c0.len()];
+    for p in 0..count {
+        let (inner, outer) = if col { (m, n) } else { (n, m) };
+        for o in 0..outer {
+            for i in 0..inner {
+                written[p * strc + i + o * ldc] = true;
+            }
+        }
+    }
+    if alpha == 0.0 || k == 0 {
+        a.iter_mut().for_each(|x| *x = f32::NAN);
+        b.iter_mut().for_each(|x| *x = f32::NAN);
+    }
+    if beta == 0.0 {
+        for (x, w) in c0.iter_mut().zip(&written) {
+            if *w {
+                *x = f32::NAN;
+            }
+        }
+    }
+    let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+    let (lai, lbi, lci) = (lda as i32, ldb as i32, ldc as i32);
+    let reference = |a: &[f32], b: &[f32], c: &mut [f32], al: f32, be: f32| {
+        for p in 0..count {
+            cpu_gemm::sgemm(
+                layout,
+                ta,
+                tb,
+                mi,
+                ni,
+                ki,
+                al,
+                &a[p * stra..],
+                lai,
+                &b[p * strb..],
+                lbi,
+                be,
+                &mut c[p * strc..],
+                lci,
+            );
+        }
+    };
+    let mut want = c0.clone();
+    reference(&a, &b, &mut want, alpha, beta);
+    let mut bound = magnitudes(&c0);
+    reference(
+        &magnitudes(&a),
+        &magnitudes(&b),
+        &mut bound,
+        alpha.abs(),
+        beta.abs(),
+    );
+    let (ga, gb) = (ctx.upload(&a).unwrap(), ctx.upload(&b).unwrap());
+    let mut gc = ctx.upload(&c0).unwrap();
+    ctx.sgemm_batched_strided(
+        layout,
+        ta,
+        tb,
+        mi,
+        ni,
+        ki,
+        alpha,
+        &ga,
+        lai,
+        stra as i64,
+        &gb,
+        lbi,
+        strb as i64,
+        beta,
+        &mut gc,
+        lci,
+        strc as i64,
+        count as i32,
+    )
+    .unwrap();
+    let got = gc.to_vec().unwrap();
+    let what = format!(
+        "strided {layout:?} {ta:?} {tb:?} {m}x{n}x{k} alpha={alpha} beta={beta} count={count} gap={gap} share={share:?}"
+    );
+    for i in 0..got.len() {
+        if written[i] {
+            let tol = 2.0 * (k as f32 + 2.0) * EPS * bound[i] + f32::MIN_POSITIVE;
+            assert!(
+                want[i].is_finite() && (got[i] - want[i]).abs() <= tol,
+                "{what}: slot {i}: got {:e}, want {:e}",
+                got[i],
+                want[i]
+            );
+        } else {
+            assert!(same(got[i], c0[i]), "{what}: slot {i} must not be written");
+        }
+    }
+    assert_same_slices(&format!("{what} a"), &ga.to_vec().unwrap(), &a);
+    assert_same_slices(&format!("{what} b"), &gb.to_vec().unwrap(), &b);
+}
+
+#[test]
+fn strided_batches_of_every_shape_transpose_and_scalar() {
+    let mut r = rng(51);
+    let shapes = [
+        (1, 1, 1),
+        (3, 5, 2),
+        (4, 4, 4),
+        (8, 12, 16),
+        (17, 9, 33),
+        (64, 64, 64),
+        (5, 3, 0),
+    ];
+    let mut c = 0;
+    for (si, &shape) in shapes.iter().enumerate() {
+        for layout in [Layout::ColMajor, Layout::RowMajor] {
+            for ta in [Transpose::NoTrans, Transpose::Trans] {
+                for tb in [Transpose::NoTrans, Transpose::Trans] {
+                    let scalars = (SCALARS[c % 4], SCALARS[(c / 4) % 4]);
+                    let count = [0, 1, 2, 7, 33][(c + si) % 5];
+                    let gap = [0, 4, 3][c % 3];
+                    let share = [(false, false), (true, false), (false, true)][(c / 3) % 3];
+                    strided_case(&mut r, layout, (ta, tb), shape, scalars, count, gap, share);
+                    c += 1;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_thousand_products_and_a_long_k() {
+    let mut r = rng(52);
+    let nn = (Transpose::NoTrans, Transpose::NoTrans);
+    strided_case(
+        &mut r,
+        Layout::ColMajor,
+        nn,
+        (64, 64, 64),
+        (0.7, 1.0),
+        1000,
+        0,
+        (false, false),
+    );
+    strided_case(
+        &mut r,
+        Layout::RowMajor,
+        nn,
+        (32, 32, 32),
+        (1.0, 0.0),
+        1000,
+        4,
+        (false, true),
+    );
+    // k past one span of the kernel's loop: the passes add up.
+    strided_case(
+        &mut r,
+        Layout::ColMajor,
+        nn,
+        (4, 4, 9000),
+        (1.0, -1.0),
+        3,
+        0,
+        (false, false),
+    );
+}
+
+/// The slice form: `count` products of m x n x k, each matrix its own buffer (of `extra`
+/// more elements, differing per product when `mixed`).
+fn slices_case(
+    r: &mut rand::rngs::StdRng,
+    (m, n, k): (usize, usize, usize),
+    count: usize,
+    mixed: bool,
+) {
+    let ctx = ctx();
+    let layout = Layout::ColMajor;
+    let (ta, tb) = (Transpose::NoTrans, Transpose::Trans);
+    let extra = |p: usize| if mixed { p % 3 } else { 0 };
+    let a: Vec<Vec<f32>> = (0..count).map(|p| reals(r, m * k + extra(p))).collect();
+    let b: Vec<Vec<f32>> = (0..count).map(|p| reals(r, n * k + extra(p + 1))).collect();
+    let c0: Vec<Vec<f32>> = (0..count).map(|p| reals(r, m * n + extra(p + 2))).collect();
+    let ga: Vec<_> = a.iter().map(|x| ctx.upload(x).unwrap()).collect();
+    let gb: Vec<_> = b.iter().map(|x| ctx.upload(x).unwrap()).collect();
+    let mut gc: Vec<_> = c0.iter().map(|x| ctx.upload(x).unwrap()).collect();
+    let ra: Vec<&fragblas::Buffer> = ga.iter().collect();
+    let rb: Vec<&fragblas::Buffer> = gb.iter().collect();
+    let mut rc: Vec<&mut fragblas::Buffer> = gc.iter_mut().collect();
+    let (mi, ni, ki) = (m as i32, n as i32, k as i32);
+    ctx.sgemm_batched(
+        layout, ta, tb, mi, ni, ki, 0.7, &ra, mi, &rb, ni, -1.0, &mut rc, mi,
+    )
+    .unwrap();
+    for p in 0..count {
+        let mut want = c0[p].clone();
+        cpu_gemm::sgemm(
+            layout, ta, tb, mi, ni, ki, 0.7, &a[p], mi, &b[p], ni, -1.0, &mut want, mi,
+        );
+        let got = gc[p].to_vec().unwrap();
+        let tol = 4.0 * (k as f32 + 2.0) * EPS * (k as f32 + 1.0);
+        for i in 0..got.len() {
+            if i < m * n {
+                assert!((got[i] - want[i]).abs() <= tol, "product {p} element {i}");
+            } else {
+                assert!(
+                    same(got[i], c0[p][i]),
+                    "product {p}: slot {i} past C changed"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn slices_of_buffers() {
+    let mut r = rng(53);
+    slices_case(&mut r, (8, 8, 8), 50, false);
+    slices_case(&mut r, (5, 3, 7), 20, true);
+    // Matrices of several texture rows (4096 texels a row by default).
+    slices_case(&mut r, (100, 300, 20), 5, false);
+    slices_case(&mut r, (2, 2, 2), 0, false);
+}
+
+#[test]
+fn slices_of_unequal_counts_are_errors() {
+    let ctx = ctx();
+    let x = ctx.upload(&[1.0]).unwrap();
+    let mut y = ctx.upload(&[1.0]).unwrap();
+    let nt = Transpose::NoTrans;
+    let e = ctx
+        .sgemm_batched(
+            Layout::ColMajor,
+            nt,
+            nt,
+            1,
+            1,
+            1,
+            1.0,
+            &[&x, &x],
+            1,
+            &[&x],
+            1,
+            0.0,
+            &mut [&mut y],
+            1,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            fragblas::Error::InvalidArgument {
+                param: "b",
+                position: 10,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
