@@ -53,6 +53,8 @@ struct Sizes {
     level1: Vec<usize>,
     level2: Vec<usize>,
     gemm: Vec<usize>,
+    /// The level-3 routines other than sgemm.
+    level3: Vec<usize>,
 }
 
 fn sizes(software: bool, quick: bool) -> Sizes {
@@ -63,21 +65,25 @@ fn sizes(software: bool, quick: bool) -> Sizes {
             level1: pow2(12, 20, 4),
             level2: vec![256, 1024],
             gemm: vec![64, 256, 512],
+            level3: vec![256, 512],
         },
         (true, false) => Sizes {
             level1: pow2(10, 24, 2),
             level2: vec![256, 1024, 4096],
             gemm: vec![64, 128, 256, 512, 1024],
+            level3: vec![256, 512, 1024],
         },
         (false, true) => Sizes {
             level1: pow2(16, 24, 4),
             level2: vec![1024, 4096],
             gemm: vec![256, 1024, 2048],
+            level3: vec![1024],
         },
         (false, false) => Sizes {
             level1: pow2(16, 28, 2),
             level2: vec![1024, 4096],
             gemm: vec![256, 512, 1024, 2048, 4096, 8192],
+            level3: vec![1024, 4096],
         },
     }
 }
@@ -175,7 +181,7 @@ fn main() {
     let budget = Duration::from_millis(if args.quick { 60 } else { 400 });
 
     let mut plan: Vec<(&[&str], Group, usize)> = Vec::new();
-    let groups: [(&[&str], Group, &[usize]); 6] = [
+    let groups: [(&[&str], Group, &[usize]); 8] = [
         (
             &["saxpy"],
             |c, n, b| vec![level1::saxpy(c, n, b)],
@@ -198,6 +204,16 @@ fn main() {
             &sz.level2,
         ),
         (&["sgemm"], |c, n, b| vec![level3::sgemm(c, n, b)], &sz.gemm),
+        (
+            &["ssymm", "ssyrk", "ssyr2k", "strmm", "strsm"],
+            level3::others,
+            &sz.level3,
+        ),
+        (
+            &["sgemm_batched", "sgemm_x1000"],
+            |c, n, b| level3::batched(c, n, 1000, b),
+            &[64],
+        ),
     ];
     for (names, f, ns) in groups {
         for &n in ns {
@@ -247,7 +263,7 @@ fn main() {
         println!("ceilings: {ceil}");
         print!("{}", legend(info.software, &cpu_name, threads));
         println!(
-            "{:<7} {:>8} {:>10} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9}",
+            "{:<13} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9}",
             "",
             "size",
             "cpu s",
@@ -308,7 +324,7 @@ fn main() {
             if !args.json {
                 match (&r.resident, &r.e2e) {
                     (Ok(res), Ok(e2e)) => println!(
-                        "{:<7} {:>8} {:>10.3e} {:>10.3e} {:>10.3e} {:>7.2}x {:>7.2}x {:>9.2} {:>8.2} {:>7.1}%{}",
+                        "{:<13} {:>10} {:>10.3e} {:>10.3e} {:>10.3e} {:>7.2}x {:>7.2}x {:>9.2} {:>8.2} {:>7.1}%{}",
                         s.routine,
                         s.size,
                         r.cpu,
@@ -321,11 +337,11 @@ fn main() {
                         100.0 * ceiling_of(*res),
                         if s.bound == Bound::Flops { " F" } else { " B" }
                     ),
-                    (Err(e), _) | (_, Err(e)) => println!("{:<7} {:>8} ERROR {e}", s.routine, s.size),
+                    (Err(e), _) | (_, Err(e)) => println!("{:<13} {:>10} ERROR {e}", s.routine, s.size),
                 }
                 if s.routine == "sgemm" {
                     println!(
-                        "{:<7} {:>8} kernel {} (tuning {:?})",
+                        "{:<13} {:>10} kernel {} (tuning {:?})",
                         "",
                         "",
                         ctx.sgemm_kernel_for(s.m, s.n, s.k).name(),

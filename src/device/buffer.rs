@@ -375,6 +375,12 @@ impl Buffer {
                 actual: src.len(),
             });
         }
+        if src.layout != self.layout {
+            // Only the crate's own pitched scratch matrices have other shapes.
+            return Err(Error::Unsupported(
+                "Buffer::copy_from between textures of different shapes".into(),
+            ));
+        }
         let gl = self.ctx.enter()?;
         gl.blit(src.surface(), self.surface());
         gl.check("device-to-device copy")
@@ -385,7 +391,9 @@ impl Buffer {
         let ctx = Context {
             inner: self.ctx.clone(),
         };
-        let mut b = Buffer::uninit(&ctx, self.len())?;
+        let l = self.layout;
+        let surface = ctx.inner.enter()?.create_surface(l.width, l.height)?;
+        let mut b = Buffer::with_layout(&ctx, surface, l);
         b.copy_from(self)?;
         Ok(b)
     }

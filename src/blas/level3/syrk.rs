@@ -5,7 +5,7 @@
 //! Only the `uplo` triangle of C is read and written. C is updated in column blocks
 //! ([`blocks_of`]): block `[j0, j1)` is one sgemm on the part of the block that holds the
 //! triangle (rows `0..j1` of an upper C, `j0..n` of a lower one), its diagonal square masked
-//! on write (`Window::Upper`/`Lower`), so about half of a full product is computed and every
+//! on write (`Window::Upper`/`Lower`), so 5/8 of a full product is computed and every
 //! pass draws only the texels of its block.
 //!
 //! Reference SSYRK and SSYR2K with `Transpose::NoTrans` leave out the terms whose factor
@@ -73,10 +73,13 @@ pub(crate) fn syrk_call(
     })
 }
 
-/// The column blocks `[j0, j1)` C is updated in: 8 of them (rounded to multiples of 32
-/// columns), so the computed part is 9/16 of a full product, and one for `n <= 32`.
+/// The column blocks `[j0, j1)` C is updated in: 4 of them (rounded to multiples of 32
+/// columns), so the computed part is 5/8 of a full product, and one for `n <= 32`. More and
+/// narrower blocks compute less but each sgemm runs slower: on the H100, ssyrk 4096 ran at
+/// 931, 908 and 694 GFLOP/s with 4, 8 and 16 blocks
+/// (`bench-results/h100-level3-block-sweep.txt`).
 pub(crate) fn blocks_of(n: usize) -> Vec<(usize, usize)> {
-    let nb = n.div_ceil(8).next_multiple_of(32).max(32);
+    let nb = n.div_ceil(4).next_multiple_of(32).max(32);
     (0..n.div_ceil(nb))
         .map(|b| (b * nb, ((b + 1) * nb).min(n)))
         .collect()
@@ -350,11 +353,11 @@ mod tests {
             for w in b.windows(2) {
                 assert_eq!(w[0].1, w[1].0);
             }
-            assert!(b.len() <= 8, "n {n}: {} blocks", b.len());
+            assert!(b.len() <= 4, "n {n}: {} blocks", b.len());
             assert!(b.iter().all(|(j0, _)| j0 % 32 == 0));
         }
-        assert_eq!(blocks_of(4096).len(), 8);
-        assert_eq!(blocks_of(129).len(), 5);
+        assert_eq!(blocks_of(4096).len(), 4);
+        assert_eq!(blocks_of(129).len(), 3);
     }
 
     #[test]

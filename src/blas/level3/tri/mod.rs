@@ -33,19 +33,38 @@ use crate::error::Result;
 use crate::gl::Rect;
 use plan::{multiply_plan, solve_plan, tri_call, LeftForm, Step, TriCall};
 
-/// A diagonal block of a triangular product.
-static TRI_MUL: Kernel = crate::kernel!("level3/tri_mul.frag");
+/// A block product: a diagonal block of a triangular product, or a small update.
+static TRI_BLOCK: Kernel = crate::kernel!("level3/tri_block.frag");
 /// A diagonal block of a triangular solve, of at most [`SOLVE_BASE`] rows.
-static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag").defines("#define STEP 32");
+static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag").defines("#define STEP 16");
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 2] = [&TRI_MUL, &TRI_SOLVE];
+pub(crate) const KERNELS: [&Kernel; 2] = [&TRI_BLOCK, &TRI_SOLVE];
 
-/// Rows of a diagonal block of a product: a lane sums at most this many terms.
+/// Rows of a diagonal block of a product: a lane sums at most this many terms. On the
+/// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s).
 const MUL_BASE: usize = 64;
 /// Rows of a diagonal block of a solve: a lane runs a substitution of at most this many rows
-/// (the STEP of `tri_solve.frag`), so its work grows with the square of it.
-const SOLVE_BASE: usize = 32;
+/// (the STEP of `tri_solve.frag`), so its work grows with the square of it. On the H100,
+/// 16 beats 32 and 64 (`bench-results/h100-level3-block-sweep.txt`).
+const SOLVE_BASE: usize = 16;
+/// Updates summing at most this many rows run as one pass of `tri_block.frag` (no packing,
+/// no merge), longer ones as sgemm calls: on the H100 an sgemm call of 32 x 4096 x 32 costs
+/// 0.3 ms, and the pass beats it at 32 rows but not at 64
+/// (`bench-results/h100-level3-block-sweep2.txt`: strsm 4096 at 552, 527 and 513 GFLOP/s
+/// with 32, 0 and 64).
+const BLOCK_MAX_K: usize = 32;
+
+/// Which of the summed rows a block product keeps (`part` of `tri_block.frag`).
+#[derive(Clone, Copy)]
+enum Part {
+    /// All of them: an off-diagonal block.
+    All = 0,
+    /// l >= r: a diagonal block of an upper T.
+    Upper = 1,
+    /// l <= r: a diagonal block of a lower T.
+    Lower = 2,
+}
 
 /// What a call's panels share: its left form, the diagonal, and `Ts` with its leading
 /// dimension.
@@ -75,6 +94,13 @@ impl Tri<'_> {
         (alpha, beta): (f32, f32),
         c: &mut Buffer,
     ) -> Result<()> {
+        if from.1 - from.0 <= BLOCK_MAX_K {
+            let w = match w {
+                Src::Buf(b) => Some(b),
+                Src::C => None,
+            };
+            return self.block(ctx, (out, from), Part::All, (alpha, beta), w, cols, c);
+        }
         let s = GemmShape::block(
             (out.1 - out.0, cols, from.1 - from.0),
             Operand::at(from.0 + out.0 * self.ldt, self.ldt, true),
@@ -86,25 +112,60 @@ impl Tri<'_> {
         ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, Src::Buf(self.ts), w, beta, c)
     }
 
+    /// Rows `rows` of `c` (pitched, `cols` columns) get `alpha*T(rows, from)*W(from) +
+    /// beta*c` over the `part` of the terms, in one pass of `tri_block.frag` over their
+    /// texels; W is `w` (`None`: c itself).
+    #[allow(clippy::too_many_arguments)]
+    fn block(
+        &self,
+        ctx: &Context,
+        (rows, from): ((usize, usize), (usize, usize)),
+        part: Part,
+        (alpha, beta): (f32, f32),
+        w: Option<&Buffer>,
+        cols: usize,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let prog = inner.program(&TRI_BLOCK)?;
+        let l = c.layout();
+        let out = inner.take_surface(l.width, l.height)?;
+        let rect = Self::rows_rect(rows.0, rows.1, cols);
+        {
+            let cr: &Buffer = c;
+            let w = w.unwrap_or(cr);
+            let gl = inner.enter()?;
+            gl.use_program(&prog);
+            gl.set_texture(&prog, "w", 0, w.surface());
+            gl.set_texture(&prog, "ts", 1, self.ts.surface());
+            gl.set_texture(&prog, "c", 2, cr.surface());
+            gl.set_i32(&prog, "r0", rows.0 as i32);
+            gl.set_i32(&prog, "r1", rows.1 as i32);
+            gl.set_i32(&prog, "l0", from.0 as i32);
+            gl.set_i32(&prog, "l1", from.1 as i32);
+            gl.set_i32(&prog, "part", part as i32);
+            gl.set_f32(&prog, "alpha", alpha);
+            gl.set_f32(&prog, "beta", beta);
+            gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
+            gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
+            gl.draw_rects(&[&out], &[rect], |_| {});
+        }
+        install(inner, c, out, rect)
+    }
+
     /// `T*W` into a new pitched matrix.
     fn multiply(&self, ctx: &Context, w: &Buffer, ldw: usize, cols: usize) -> Result<Buffer> {
         let (mut out, _) = pitched(ctx, self.form.order, cols)?;
-        let inner = &ctx.inner;
         for step in multiply_plan(self.form.order, MUL_BASE, self.form.lower) {
             match step {
                 Step::Base(r0, r1) => {
-                    let prog = inner.program(&TRI_MUL)?;
-                    let gl = inner.enter()?;
-                    gl.use_program(&prog);
-                    gl.set_texture(&prog, "w", 0, w.surface());
-                    gl.set_texture(&prog, "ts", 1, self.ts.surface());
-                    gl.set_i32(&prog, "r0", r0 as i32);
-                    gl.set_i32(&prog, "r1", r1 as i32);
-                    gl.set_i32(&prog, "upper", !self.form.lower as i32);
-                    gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
-                    gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
-                    let rect = Self::rows_rect(r0, r1, cols);
-                    gl.draw_rects(&[out.surface()], &[rect], |_| {});
+                    let part = if self.form.lower {
+                        Part::Lower
+                    } else {
+                        Part::Upper
+                    };
+                    let rows = (r0, r1);
+                    self.block(ctx, (rows, rows), part, (1.0, 0.0), Some(w), cols, &mut out)?;
                 }
                 Step::Update { out: o, from } => self.update(
                     ctx,
@@ -350,5 +411,9 @@ mod tests {
         );
         assert_eq!(panels(8, 4).collect::<Vec<_>>(), vec![(0, 4), (4, 8)]);
         assert_eq!(Tri::rows_rect(32, 65, 7), (8, 0, 9, 7));
+        // The solve kernel's arrays hold a diagonal block.
+        assert!(TRI_SOLVE
+            .defines
+            .contains(&format!("#define STEP {SOLVE_BASE}")));
     }
 }
