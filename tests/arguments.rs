@@ -175,6 +175,71 @@ proptest! {
     }
 }
 
+fn strides() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        Just(i64::MIN),
+        Just(i64::MAX),
+        Just(i32::MAX as i64),
+        Just(i32::MAX as i64 + 1),
+        -2i64..=70,
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn level3_routines_never_panic_on_extreme_arguments(
+        m in sizes(), n in sizes(), k in sizes(),
+        lda in sizes(), ldb in sizes(), ldc in sizes(),
+        sa in strides(), sb in strides(), sc in strides(), count in sizes(),
+        row_major in any::<bool>(), t in 0u8..3, modes in 0u8..16
+    ) {
+        use fragblas::{Diag, Side, Uplo};
+        let ctx = ctx();
+        let layout = if row_major { Layout::RowMajor } else { Layout::ColMajor };
+        let tr = [Transpose::NoTrans, Transpose::Trans, Transpose::ConjTrans][t as usize];
+        let side = if modes & 1 == 0 { Side::Left } else { Side::Right };
+        let uplo = if modes & 2 == 0 { Uplo::Upper } else { Uplo::Lower };
+        let diag = if modes & 4 == 0 { Diag::NonUnit } else { Diag::Unit };
+        // Diagonal 2 at every slot a small triangle could use: solves stay finite.
+        let a: Vec<f32> = (0..64).map(|i| if i % 9 == 0 { 2.0 } else { 0.25 }).collect();
+        let (ga, gb) = (ctx.upload(&a).unwrap(), ctx.upload(&a).unwrap());
+        for alpha in [0.0f32, 1.0, f32::NAN] {
+            let mut gc = ctx.upload(&a).unwrap();
+            for r in [
+                ctx.ssymm(layout, side, uplo, m, n, alpha, &ga, lda, &gb, ldb, 0.5, &mut gc, ldc),
+                ctx.ssyrk(layout, uplo, tr, n, k, alpha, &ga, lda, 0.5, &mut gc, ldc),
+                ctx.ssyr2k(layout, uplo, tr, n, k, alpha, &ga, lda, &gb, ldb, 0.5, &mut gc, ldc),
+                ctx.strmm(layout, side, uplo, tr, diag, m, n, alpha, &ga, lda, &mut gc, ldb),
+                ctx.strsm(layout, side, uplo, tr, diag, m, n, alpha, &ga, lda, &mut gc, ldb),
+                ctx.sgemm_batched_strided(
+                    layout, tr, tr, m, n, k, alpha, &ga, lda, sa, &gb, ldb, sb, 0.5, &mut gc, ldc,
+                    sc, count,
+                ),
+                ctx.sgemm_batched(
+                    layout, tr, tr, m, n, k, alpha, &[&ga, &gb], lda, &[&gb, &ga], ldb, 0.5,
+                    &mut [&mut gc], ldc,
+                ),
+            ] {
+                if let Err(e) = r {
+                    prop_assert!(is_argument_error(&e), "{:?}", e);
+                }
+            }
+            let mut c = a.clone();
+            let r = cblas::ssymm(&ctx, layout, side, uplo, m, n, alpha, &a, lda, &a, ldb, 0.5, &mut c, ldc)
+                .and_then(|_| cblas::ssyrk(&ctx, layout, uplo, tr, n, k, alpha, &a, lda, 0.5, &mut c, ldc))
+                .and_then(|_| cblas::ssyr2k(&ctx, layout, uplo, tr, n, k, alpha, &a, lda, &a, ldb, 0.5, &mut c, ldc))
+                .and_then(|_| cblas::strmm(&ctx, layout, side, uplo, tr, diag, m, n, alpha, &a, lda, &mut c, ldb))
+                .and_then(|_| cblas::strsm(&ctx, layout, side, uplo, tr, diag, m, n, alpha, &a, lda, &mut c, ldb));
+            if let Err(e) = r {
+                prop_assert!(is_argument_error(&e), "{:?}", e);
+            }
+        }
+        ctx.finish().unwrap();
+    }
+}
+
 #[test]
 fn impossible_tuning_sizes_are_errors() {
     let ctx = ctx();
