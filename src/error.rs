@@ -85,6 +85,14 @@ pub enum Error {
     Framebuffer(u32),
     /// The tuning cache could not be read or written (path and reason).
     Cache(String),
+    /// A call through a `SharedContext` panicked on its GL thread (the panic's message); the
+    /// handle keeps working.
+    Panicked(String),
+    /// A `SharedContext` call was made on the handle's own GL thread (from inside a closure
+    /// given to `SharedContext::with`), where waiting for it would deadlock.
+    Reentrant,
+    /// The GL thread of a `SharedContext` is gone (it could not start, or ended).
+    Disconnected,
 }
 
 impl fmt::Display for Error {
@@ -147,6 +155,12 @@ impl fmt::Display for Error {
                 write!(f, "framebuffer incomplete (status 0x{status:04X})")
             }
             Error::Cache(msg) => write!(f, "tuning cache: {msg}"),
+            Error::Panicked(msg) => write!(f, "a call panicked on the GL thread: {msg}"),
+            Error::Reentrant => write!(
+                f,
+                "a SharedContext call from its own GL thread (inside `with`) would deadlock"
+            ),
+            Error::Disconnected => write!(f, "the SharedContext's GL thread has ended"),
         }
     }
 }

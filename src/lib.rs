@@ -43,6 +43,7 @@ mod device;
 pub mod error;
 mod gl;
 pub mod layout;
+mod shared;
 
 pub use device::{buffer, context};
 
@@ -73,4 +74,5 @@ pub use device::buffer::{Buffer, PendingRead};
 pub use device::calibrate::Ceilings;
 pub use device::context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};
+pub use shared::{SharedBuffer, SharedCblas, SharedContext, SharedPendingRead};
 pub use tune::{ShapeClass, TuneReport, Tuning};

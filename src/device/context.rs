@@ -375,10 +375,8 @@ impl Drop for Inner {
             self.gl.release();
             self.gl.finish();
         }
-        CURRENT.with(|c| {
-            if c.get() == self.id {
-                c.set(0)
-            }
-        });
+        // Dropping the EGL context (next) releases whatever context is current on this
+        // thread.
+        CURRENT.with(|c| c.set(0));
     }
 }

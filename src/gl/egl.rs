@@ -43,6 +43,16 @@ pub(crate) struct EglContext {
     _display: Display,
 }
 
+impl Drop for EglContext {
+    fn drop(&mut self) {
+        // EGL destroys a context only once no thread has it current: release it from this
+        // thread first, or a context dropped on a thread that then ends (a SharedContext's
+        // GL thread) would never be freed. Whatever context was current here is not any more.
+        use glutin::context::PossiblyCurrentGlContext;
+        let _ = self.context.make_not_current_in_place();
+    }
+}
+
 impl EglContext {
     /// Makes this context current on the calling thread.
     pub(crate) fn make_current(&self) -> Result<()> {

@@ -3,6 +3,7 @@
 //! in `glsl/level3/`.
 
 pub(crate) mod batched;
+pub(crate) mod batched_slices;
 pub(crate) mod blocks;
 pub(crate) mod gemm;
 pub(crate) mod symm;
