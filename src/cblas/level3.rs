@@ -42,7 +42,12 @@ pub fn sgemm(
     };
     let ga = upload_span(ctx, a, a_span)?;
     let gb = upload_span(ctx, b, b_span)?;
-    let mut gc = upload_span(ctx, c, s.c_span())?;
+    // With beta == 0 C is only written: it need not cross the bus on the way in.
+    let mut gc = if beta == 0.0 {
+        ctx.zeros(s.c_span())?
+    } else {
+        upload_span(ctx, c, s.c_span())?
+    };
     ctx.sgemm(
         layout, transa, transb, m, n, k, alpha, &ga, lda, &gb, ldb, beta, &mut gc, ldc,
     )?;

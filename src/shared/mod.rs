@@ -32,8 +32,9 @@ thread_local! {
     static ON_GL_THREAD: Cell<bool> = const { Cell::new(false) };
 }
 
-/// How many times a caller polls for its reply (yielding in between) before it sleeps.
-const REPLY_POLLS: usize = 200;
+/// How long a caller polls for its reply (yielding in between) before it sleeps: waking a
+/// sleeping thread costs tens of microseconds (more under gVisor), longer than most calls.
+const REPLY_SPIN: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// What runs on the GL thread.
 type Job = Box<dyn FnOnce(&mut GlState) + Send>;
@@ -224,13 +225,16 @@ impl SharedContext {
         self.shared
             .post(Msg::Job(job))
             .map_err(|_| Error::Disconnected)?;
-        // A short call answers within microseconds: poll (yielding the core) before
-        // sleeping, since waking a sleeping thread costs tens of microseconds.
-        for _ in 0..REPLY_POLLS {
-            match reply_rx.try_recv() {
-                Ok(r) => return r,
-                Err(mpsc::TryRecvError::Empty) => std::thread::yield_now(),
-                Err(mpsc::TryRecvError::Disconnected) => return Err(Error::Disconnected),
+        // A short call answers within microseconds to a millisecond: poll (yielding the
+        // core) before sleeping, since waking a sleeping thread costs tens of microseconds.
+        let start = std::time::Instant::now();
+        while start.elapsed() < REPLY_SPIN {
+            for _ in 0..32 {
+                match reply_rx.try_recv() {
+                    Ok(r) => return r,
+                    Err(mpsc::TryRecvError::Empty) => std::thread::yield_now(),
+                    Err(mpsc::TryRecvError::Disconnected) => return Err(Error::Disconnected),
+                }
             }
         }
         reply_rx.recv().map_err(|_| Error::Disconnected)?
