@@ -141,6 +141,11 @@ pub fn gpu_fn<T, E, G: Fn(&Context, &Slices, &E) -> Result<T, Error>>(g: G) -> G
     g
 }
 
+/// The enumerations of a routine that has none (level 1, Fortran `sger_`).
+pub fn no_enums() -> Result<(), Bad> {
+    Ok(())
+}
+
 fn bad(pos: u32, what: &str, v: impl std::fmt::Display) -> Bad {
     (pos, format!("illegal {what} setting, {v}"))
 }

@@ -176,8 +176,8 @@ fn measure(shared: &SharedContext) -> Result<Model, Error> {
     })??;
     let bytes = (N * N * 4) as f64;
     let flops = 2.0 * (N as f64).powi(3);
-    // The CPU BLAS: a 768^3 sgemm and a 2048^2 sgemv, best of five each after a warm-up
-    // (a threaded BLAS starts its threads on the first call).
+    // The CPU BLAS: a 768^3 sgemm and a 2048^2 sgemv, the best of six runs each (the first
+    // run of a threaded BLAS starts its threads).
     let (cpu_gemm, cpu_gemv) = forwarding(|| {
         let sgemm = cpu_fn!("cblas_sgemm", CpuSgemm);
         let sgemv = cpu_fn!("cblas_sgemv", CpuSgemv);
@@ -296,8 +296,11 @@ pub fn call<T: Send + 'static>(
                     let Some(i) = names.iter().position(|n| *n == param) else {
                         return Err(Failure::Other(format!("unknown operand {param}")));
                     };
-                    if s.ptrs[i] == 0 || s.lens[i] >= needed {
+                    if s.ptrs[i] == 0 {
                         return Err(Failure::Other(format!("{param} is a null pointer")));
+                    }
+                    if s.lens[i] >= needed {
+                        return Err(Failure::Other(format!("{param}: lengths did not settle")));
                     }
                     s.lens[i] = needed;
                 }

@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int};
 
 use fragblas_core::{cblas, Layout};
 
-use crate::dispatch::{c_diag, c_layout, c_trans, c_uplo, fdiag, ftrans, fuplo};
+use crate::dispatch::{c_diag, c_layout, c_trans, c_uplo, fdiag, ftrans, fuplo, no_enums};
 use crate::route::Work;
 use crate::xerbla::Api;
 use crate::{export, go};
@@ -231,13 +231,9 @@ export! {
         y: *const f32, incy: *const c_int, a: *mut f32, lda: *const c_int) => |cpu| {
         let (m, n, alpha, incx, incy, lda) = (*m, *n, *alpha, *incx, *incy, *lda);
         go!("sger", Api::Fortran, rank(mn(m, n), n), cpu,
-            none, ["x", "y", "a"], [x, y, a],
+            no_enums, ["x", "y", "a"], [x, y, a],
             move |ctx, s, _| cblas::sger(ctx, Layout::ColMajor, m, n, alpha, s.r(0), incx, s.r(1), incy, s.w(2), lda))
     }
-}
-
-fn none() -> Result<(), crate::dispatch::Bad> {
-    Ok(())
 }
 
 export! {

@@ -32,8 +32,15 @@ fn out_dir() -> PathBuf {
     d
 }
 
-/// Compiles `source` (in tests/c) with `defines` into `out`, linked to libfragblas.so.
-fn compile(source: &str, defines: &[&str], out: &Path) {
+/// A C program of tests/c.
+fn c_source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/c")
+        .join(name)
+}
+
+/// Compiles `source` with `defines` into `out`, linked to libfragblas.so.
+fn compile(source: &Path, defines: &[&str], out: &Path) {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = lib_dir();
     let status = Command::new("cc")
@@ -41,7 +48,7 @@ fn compile(source: &str, defines: &[&str], out: &Path) {
         .args(defines)
         .arg("-I")
         .arg(here.join("include"))
-        .arg(here.join("tests/c").join(source))
+        .arg(source)
         .arg("-L")
         .arg(&lib)
         .arg(format!("-Wl,-rpath,{}", lib.display()))
@@ -49,7 +56,7 @@ fn compile(source: &str, defines: &[&str], out: &Path) {
         .arg(out)
         .status()
         .expect("cc runs");
-    assert!(status.success(), "compiling {source} failed");
+    assert!(status.success(), "compiling {} failed", source.display());
 }
 
 /// Runs `exe` with `env`; asserts success and returns stdout.
@@ -76,7 +83,7 @@ fn run(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
 fn every_routine_through_cblas_and_fortran_on_the_gpu_and_the_cpu() {
     let dir = out_dir();
     let exe = dir.join("check");
-    compile("check.c", &[], &exe);
+    compile(&c_source("check.c"), &[], &exe);
     let r = reference_blas();
     for route in ["gpu", "cpu"] {
         // With FRAGBLAS_ROUTE=cpu the CPU BLAS is the reference too, so results must agree
@@ -96,7 +103,7 @@ fn argument_errors_reach_the_programs_own_handlers_at_reference_positions() {
     let r = reference_blas();
     for (define, name) in [("-DCBLAS", "xerbla_cblas"), ("-DFORTRAN", "xerbla_fortran")] {
         let exe = dir.join(name);
-        compile("xerbla.c", &[define], &exe);
+        compile(&c_source("xerbla.c"), &[define], &exe);
         for route in ["gpu", "cpu"] {
             let out = run(
                 &exe,
@@ -114,25 +121,12 @@ fn the_default_handler_prints_the_reference_message_and_stops() {
     let src = dir.join("bad.c");
     std::fs::write(
         &src,
-        "#include \"fragblas.h\"\nint main(void){float a[4];int m=-1,n=1;float one=1;\n\
+        "#include \"fragblas.h\"\nint main(void){float a[4]={0};int m=-1,n=1;float one=1;\n\
          sgemm_(\"N\",\"N\",&m,&n,&n,&one,a,&n,a,&n,&one,a,&n);return 3;}\n",
     )
     .unwrap();
     let exe = dir.join("bad");
-    let lib = lib_dir();
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let ok = Command::new("cc")
-        .arg("-I")
-        .arg(here.join("include"))
-        .arg(&src)
-        .arg("-L")
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .args(["-lfragblas", "-o"])
-        .arg(&exe)
-        .status()
-        .unwrap();
-    assert!(ok.success());
+    compile(&src, &[], &exe);
     let out = Command::new(&exe)
         .env("FRAGBLAS_ROUTE", "gpu")
         .output()
@@ -201,7 +195,7 @@ fn numpy_runs_float32_products_on_the_gpu_and_forwards_float64_ones() {
 fn without_a_gl_device_everything_runs_on_the_cpu_with_one_warning() {
     let dir = out_dir();
     let exe = dir.join("check_nodev");
-    compile("check.c", &[], &exe);
+    compile(&c_source("check.c"), &[], &exe);
     let r = reference_blas();
     let out = Command::new(&exe)
         .arg(&r)

@@ -63,7 +63,8 @@ static void poison_tri(float *m, int n, int ld, int colmajor_upper, int unit) {
             if (i == j) m[j * ld + i] = unit ? NAN : 2.0f + fabsf(m[j * ld + i]);
         }
 }
-/* Makes a packed triangle well conditioned for solves: unit-ish off-diagonals scaled down. */
+/* Compares two arrays element by element: results within `tol` (relative), sentinels, NaN
+ * and Inf exactly. */
 static void cmp(const char *what, const float *got, const float *want, int len, float tol) {
     checks++;
     for (int i = 0; i < len; i++) {

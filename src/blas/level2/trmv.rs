@@ -73,7 +73,7 @@ pub(crate) fn tri_call(
 impl MvCall {
     /// The checks every triangular routine makes after its argument rules: the buffers'
     /// owners, reference's quick return (`n == 0`: `Ok(false)`), and the lengths of A and x.
-    pub(crate) fn check_triangular(
+    fn check_triangular(
         &self,
         ctx: &Context,
         r: &'static str,
@@ -108,20 +108,20 @@ impl MvCall {
         done
     }
 
-    /// A triangular multiply with every check, for the device API.
-    fn run_triangular_multiply(
+    /// A triangular routine with every check, for the device API: the checks, then
+    /// `op` (the multiply here, the solve in `trsv`), then the GL error check.
+    pub(crate) fn run_triangular(
         &self,
         ctx: &Context,
         r: &'static str,
         a_param: &'static str,
-        a: &Buffer,
-        x: &mut Buffer,
-        incx: i32,
+        (a, x, incx): (&Buffer, &mut Buffer, i32),
+        op: fn(&Self, &Context, &Buffer, &mut Buffer, i32) -> Result<()>,
     ) -> Result<()> {
         if !self.check_triangular(ctx, r, a_param, a, x, incx)? {
             return Ok(());
         }
-        self.triangular_multiply(ctx, a, x, incx)?;
+        op(self, ctx, a, x, incx)?;
         ctx.inner.enter()?.check(r)
     }
 }
@@ -165,7 +165,7 @@ impl Context {
             TriStorage::Full { lda },
             incx,
         )?;
-        call.run_triangular_multiply(self, R, "a", a, x, incx)
+        call.run_triangular(self, R, "a", (a, x, incx), MvCall::triangular_multiply)
     }
 
     /// `x := op(A) * x` for a triangular band matrix with `k` diagonals beside the diagonal,
@@ -207,7 +207,7 @@ impl Context {
             TriStorage::Band { k, lda },
             incx,
         )?;
-        call.run_triangular_multiply(self, R, "a", a, x, incx)
+        call.run_triangular(self, R, "a", (a, x, incx), MvCall::triangular_multiply)
     }
 
     /// `x := op(A) * x` for a triangular matrix packed in `ap` (CBLAS `stpmv`; storage as
@@ -236,7 +236,7 @@ impl Context {
     ) -> Result<()> {
         const R: &str = "stpmv";
         let call = tri_call(R, layout, uplo, trans, diag, n, TriStorage::Packed, incx)?;
-        call.run_triangular_multiply(self, R, "ap", ap, x, incx)
+        call.run_triangular(self, R, "ap", (ap, x, incx), MvCall::triangular_multiply)
     }
 }
 

@@ -109,23 +109,6 @@ impl MvCall {
         inner.give_surface(t.into_surface());
         done
     }
-
-    /// A triangular solve with every check, for the device API.
-    fn run_triangular_solve(
-        &self,
-        ctx: &Context,
-        r: &'static str,
-        a_param: &'static str,
-        a: &Buffer,
-        x: &mut Buffer,
-        incx: i32,
-    ) -> Result<()> {
-        if !self.check_triangular(ctx, r, a_param, a, x, incx)? {
-            return Ok(());
-        }
-        self.triangular_solve(ctx, a, x, incx)?;
-        ctx.inner.enter()?.check(r)
-    }
 }
 
 impl Context {
@@ -169,7 +152,7 @@ impl Context {
             TriStorage::Full { lda },
             incx,
         )?;
-        call.run_triangular_solve(self, R, "a", a, x, incx)
+        call.run_triangular(self, R, "a", (a, x, incx), MvCall::triangular_solve)
     }
 
     /// Solves `op(A) * x = b` for a triangular band matrix with `k` diagonals beside the
@@ -210,7 +193,7 @@ impl Context {
             TriStorage::Band { k, lda },
             incx,
         )?;
-        call.run_triangular_solve(self, R, "a", a, x, incx)
+        call.run_triangular(self, R, "a", (a, x, incx), MvCall::triangular_solve)
     }
 
     /// Solves `op(A) * x = b` for a triangular matrix packed in `ap` (CBLAS `stpsv`;
@@ -239,7 +222,7 @@ impl Context {
     ) -> Result<()> {
         const R: &str = "stpsv";
         let call = tri_call(R, layout, uplo, trans, diag, n, TriStorage::Packed, incx)?;
-        call.run_triangular_solve(self, R, "ap", ap, x, incx)
+        call.run_triangular(self, R, "ap", (ap, x, incx), MvCall::triangular_solve)
     }
 }
 
