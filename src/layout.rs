@@ -141,6 +141,39 @@ impl TexLayout {
         }
     }
 
+    /// The texel rectangles `(x, y, width, height)` that hold elements `[offset, offset +
+    /// len)`, in texel order and each following the last: a run in the first row, the whole
+    /// rows between, a run in the last row (fewer when the range is shorter). Their texels
+    /// start at element `4 * (offset / 4)`. Nothing for an empty range.
+    ///
+    /// ```
+    /// use fragblas::layout::TexLayout;
+    /// let l = TexLayout::new(100, 4, 16384).unwrap(); // 25 texels, rows of 4
+    /// assert_eq!(l.range_rects(9, 2), vec![(2, 0, 1, 1)]); // texel 2
+    /// assert_eq!(l.range_rects(14, 40), vec![(3, 0, 1, 1), (0, 1, 4, 2), (0, 3, 2, 1)]);
+    /// ```
+    pub fn range_rects(&self, offset: usize, len: usize) -> Vec<(u32, u32, u32, u32)> {
+        if len == 0 {
+            return Vec::new();
+        }
+        let w = self.width as usize;
+        let (first, end) = (offset / FLOATS_PER_TEXEL, texels_for(offset + len));
+        let mut rects = Vec::with_capacity(3);
+        let mut t = first;
+        while t < end {
+            let (x, y) = (t % w, t / w);
+            let r = if x == 0 && end - t >= w {
+                let rows = (end - t) / w;
+                (0, y, w, rows)
+            } else {
+                (x, y, (w - x).min(end - t), 1)
+            };
+            rects.push((r.0 as u32, r.1 as u32, r.2 as u32, r.3 as u32));
+            t += r.2 * r.3;
+        }
+        rects
+    }
+
     /// Texture coordinate of texel `t`.
     pub fn coord(&self, texel: usize) -> (u32, u32) {
         let w = self.width as usize;

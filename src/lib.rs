@@ -30,6 +30,20 @@
 //! - `gl`: every unsafe GL/EGL call;
 //! - [`layout`] (texture-shape math) and [`error`] (which depends on nothing).
 //!
+//! ## Features
+//! - `cblas`: `From` conversions both ways between the `cblas` crate's enums
+//!   (`Layout::ColumnMajor`, `Transpose::{None, Ordinary, Conjugate}`, `Part`, `Diagonal`,
+//!   `Side`) and this crate's [`Layout`], [`Transpose`], [`Uplo`], [`Diag`] and [`Side`], so
+//!   code written against `cblas` ports with `.into()`.
+//! - `ndarray`: [`nd::sgemm`] and [`nd::sgemv`] on arrays and views of any layout and stride,
+//!   `Context::upload_array`, `Buffer::to_array1` and `Buffer::to_array2`.
+//!
+//! ## Diagnostics
+//! The crate logs through the [`log`](https://docs.rs/log) facade, silent unless the program
+//! installs a logger (`env_logger`, for one): the device chosen and why (`info`), devices
+//! and context versions that failed before it (`warn`, `debug`), and every sgemm tuning with
+//! its timings and the cache file written (`info`).
+//!
 //! A new routine is one file in its level's folder (its `impl Context` method, argument
 //! checks and kernel statics), its kernels in `glsl/levelN/`, one test file, and one
 //! function in [`cblas`].
@@ -42,6 +56,7 @@ pub mod cblas;
 mod device;
 pub mod error;
 mod gl;
+mod interop;
 pub mod layout;
 mod shared;
 
@@ -53,8 +68,11 @@ pub mod tune {
     //!
     //! How much tuning happens is a [`Tuning`] mode, set with [`crate::ContextOptions::tuning`],
     //! [`crate::Context::set_tuning`] or the environment variable [`TUNE_ENV`]. The default,
-    //! [`Tuning::Auto`], tunes a shape class the first time an sgemm of at least
-    //! [`TUNE_MIN_WORK`] multiply-adds meets it and reads earlier choices from the cache.
+    //! [`Tuning::Cached`], uses choices saved in the cache and built-in defaults (measured per
+    //! device kind) for the rest, and never times on its own, so a program's first sgemm
+    //! costs what later ones do. Tuning happens when asked: [`crate::Context::tune_sgemm`],
+    //! the `tune` example, or [`Tuning::Auto`] (`FRAGBLAS_TUNE=auto`), which times a shape
+    //! class the first time an sgemm of at least [`TUNE_MIN_WORK`] multiply-adds meets it.
     //!
     //! ```
     //! use fragblas::{Context, ContextOptions, Tuning};
@@ -74,5 +92,7 @@ pub use device::buffer::{Buffer, PendingRead};
 pub use device::calibrate::Ceilings;
 pub use device::context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};
+#[cfg(feature = "ndarray")]
+pub use interop::nd;
 pub use shared::{SharedBuffer, SharedCblas, SharedContext, SharedPendingRead};
 pub use tune::{ShapeClass, TuneReport, Tuning};

@@ -206,6 +206,22 @@ fn the_environment_variable_sets_the_mode() {
         r
     };
     assert_eq!(with_env("off").unwrap().tuning(), Tuning::Off);
+    // Without the variable: Cached, so a first large sgemm times nothing and writes no file.
+    let default = Context::with_options(ContextOptions {
+        tune_cache_dir: Some(dir.clone()),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(default.tuning(), Tuning::Cached);
+    let (a, b) = (
+        default.zeros(256 * 256).unwrap(),
+        default.zeros(256 * 256).unwrap(),
+    );
+    let mut c = default.zeros(256 * 256).unwrap();
+    plain_sgemm(&default, (256, 256, 256), &a, &b, &mut c);
+    assert_eq!(default.sgemm_tuned_kernel(256, 256, 256), None);
+    assert!(!dir.exists(), "the default mode wrote a tuning cache");
+    drop(default);
     assert_eq!(with_env("cached").unwrap().tuning(), Tuning::Cached);
     assert_eq!(with_env("force").unwrap().tuning(), Tuning::Force);
     let ctx = context(Tuning::Auto, &dir);

@@ -12,7 +12,9 @@ use fragblas::{
     cblas, Context, Diag::NonUnit, Layout::ColMajor, Side::Left, Transpose::NoTrans, Uplo::Upper,
 };
 
-use crate::measure::{array_case, check, random, time_it, Bound, Measured, Spec, EPS};
+use crate::measure::{
+    array_case, check, random, time_it, time_modes, Bound, Measured, Spec, Times, EPS,
+};
 
 fn spec(routine: &'static str, n: usize, flops: f64, bytes: f64) -> Spec {
     Spec {
@@ -427,45 +429,45 @@ pub fn batched(ctx: &Context, n: usize, count: usize, budget: Duration) -> Vec<M
             .collect();
         check("sgemm loop", &got, &want, |i| tol(i, &want))
     });
-    let mut c = c0.clone();
-    let cpu_time = time_it(budget, || cpu(&mut c));
-    let resident = verdict.clone().map(|_| {
-        time_it(budget, || {
-            run(&mut pc).expect("loop run");
-            ctx.finish().expect("finish");
-        })
+    let (mut c, mut h) = (c0.clone(), c0.clone());
+    let looped = Measured::new(spec("sgemm_x1000"), verdict, |gpu_ok| {
+        if !gpu_ok {
+            return Times::cpu_only(time_it(budget, || cpu(&mut c)));
+        }
+        time_modes(
+            ctx.info().software,
+            budget,
+            || cpu(&mut c),
+            || {
+                run(&mut pc).expect("loop run");
+                // The last product's C: the GPU runs commands in order, so when it is done
+                // every earlier product is.
+                pc[count - 1].read_range(0, 1).expect("reading a result");
+            },
+            || {
+                for p in 0..count {
+                    let r = p * one..(p + 1) * one;
+                    cblas::sgemm(
+                        ctx,
+                        ColMajor,
+                        NoTrans,
+                        NoTrans,
+                        ni,
+                        ni,
+                        ni,
+                        1.0,
+                        &a[r.clone()],
+                        ni,
+                        &b[r.clone()],
+                        ni,
+                        0.5,
+                        &mut h[r],
+                        ni,
+                    )
+                    .expect("host run");
+                }
+            },
+        )
     });
-    let mut h = c0.clone();
-    let e2e = verdict.map(|_| {
-        time_it(budget, || {
-            for p in 0..count {
-                let r = p * one..(p + 1) * one;
-                cblas::sgemm(
-                    ctx,
-                    ColMajor,
-                    NoTrans,
-                    NoTrans,
-                    ni,
-                    ni,
-                    ni,
-                    1.0,
-                    &a[r.clone()],
-                    ni,
-                    &b[r.clone()],
-                    ni,
-                    0.5,
-                    &mut h[r],
-                    ni,
-                )
-                .expect("host run");
-            }
-        })
-    });
-    let looped = Measured {
-        spec: spec("sgemm_x1000"),
-        cpu: cpu_time,
-        resident,
-        e2e,
-    };
     vec![strided, looped]
 }

@@ -7,22 +7,28 @@
 //! cargo run --release -p fragblas-bench                  # the table on the default device
 //! cargo run --release -p fragblas-bench -- --quick       # fewer sizes, shorter timing
 //! cargo run --release -p fragblas-bench -- --json-out r.jsonl --only sgemm,ssymv --max 4096
+//! cargo run --release -p fragblas-bench -- --from r.jsonl --out-dir charts  # redraw only
 //! ```
+//!
+//! Beside the table it writes two SVG charts (a roofline and the speed-ups) into
+//! `--out-dir` (default `bench-out/`).
 
+mod charts;
 mod cpu;
 mod level1;
 mod level2;
 mod level3;
 mod measure;
+mod records;
 
 use std::io::Write;
 use std::time::Duration;
 
-use clap::Parser;
-use fragblas::{Ceilings, Context};
-use serde::Serialize;
+use clap::{Parser, ValueEnum};
+use fragblas::{Ceilings, Context, Tuning};
 
 use measure::{Bound, Measured};
+use records::{DeviceLine, RowLine, Run};
 
 /// The fragblas benchmark table.
 #[derive(Parser, Debug)]
@@ -43,6 +49,28 @@ struct Args {
     /// Only sizes up to this (n, or the vector length for level 1).
     #[arg(long)]
     max: Option<usize>,
+    /// Directory for the charts (roofline.svg, speedup.svg); created if missing.
+    #[arg(long, value_name = "DIR", default_value = "bench-out")]
+    out_dir: std::path::PathBuf,
+    /// Do not draw the charts.
+    #[arg(long)]
+    no_charts: bool,
+    /// Draw the charts of a saved run (a `--json-out` file) and measure nothing.
+    #[arg(long, value_name = "PATH")]
+    from: Option<std::path::PathBuf>,
+    /// Time the sgemm kernels for each size's class before its row when the tuning cache
+    /// has no choice for it: `auto` on hardware devices only (on a software rasteriser the
+    /// built-in defaults are used, to keep the run short).
+    #[arg(long, value_enum, default_value_t = TuneWhen::Auto)]
+    tune: TuneWhen,
+}
+
+/// When the table tunes sgemm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TuneWhen {
+    Auto,
+    Yes,
+    No,
 }
 
 /// Rows of one or more routines at one size.
@@ -88,41 +116,6 @@ fn sizes(software: bool, quick: bool) -> Sizes {
     }
 }
 
-/// The first JSON line: what the rows were measured on.
-#[derive(Serialize)]
-struct DeviceLine<'a> {
-    kind: &'static str,
-    device: &'a str,
-    software: bool,
-    date: String,
-    cpu_blas: String,
-    cpu_threads: usize,
-    fma_gflops: f64,
-    read_gbps: f64,
-    copy_gbps: f64,
-    stream_gbps: f64,
-}
-
-/// One JSON line per row and mode.
-#[derive(Serialize)]
-struct RowLine<'a> {
-    kind: &'static str,
-    routine: &'a str,
-    size: &'a str,
-    m: usize,
-    n: usize,
-    k: usize,
-    mode: &'static str,
-    bound: Bound,
-    flops: f64,
-    bytes: f64,
-    seconds: Option<f64>,
-    gflops: Option<f64>,
-    gbps: Option<f64>,
-    ceiling_fraction: Option<f64>,
-    error: Option<&'a str>,
-}
-
 /// Today's date (UTC) as YYYY-MM-DD, from the system clock.
 fn today() -> String {
     let days = std::time::SystemTime::now()
@@ -143,14 +136,17 @@ fn today() -> String {
 
 fn legend(software: bool, cpu: &str, threads: usize) -> String {
     let mut s = String::from(
-        "Columns: cpu = the CPU BLAS on host data; gpu res = fragblas on data already on the GPU,\n\
-         timed up to glFinish (a host result, such as sdot's scalar, includes its read-back);\n\
-         gpu e2e = the host API call: upload, compute, download. Times are medians. speedup =\n\
-         cpu time / gpu time, resident and end to end. GFLOP/s and GB/s are of the resident run;\n\
-         GB/s counts the bytes the definition must move (each operand read once, each output\n\
+        "Columns: cpu = the CPU BLAS on host data, back-to-back calls as a loop in a program\n\
+         makes them; gpu res = fragblas on data already on the GPU, up to the moment the host\n\
+         has (a part of) the result; gpu e2e = the host API call: upload, compute, download.\n\
+         Times are medians (the two GPU modes interleaved run by run). speedup = cpu time /\n\
+         gpu time, resident and end to end. GFLOP/s and GB/s are of the resident run; GB/s\n\
+         counts the bytes the definition must move (each operand read once, each output\n\
          written once). ceiling = resident GFLOP/s over the fragment FMA ceiling (flop-bound\n\
          rows, marked F) or GB/s over the read-bandwidth ceiling (byte-bound rows, marked B),\n\
-         both measured on this device just now.\n",
+         both measured on this device just now. A ~ after the e2e speed-up: the end-to-end\n\
+         median came out below the resident one by less than the runs' spread (noise); a !\n\
+         there: by more (unexplained; please report).\n",
     );
     s.push_str(&format!("CPU BLAS: {cpu}, {threads} threads.\n"));
     if software {
@@ -164,8 +160,61 @@ fn legend(software: bool, cpu: &str, threads: usize) -> String {
     s
 }
 
+/// Whether to tune sgemm before its rows, and says so.
+fn tune_before(ctx: &Context, when: TuneWhen, n: usize) {
+    let wanted = match when {
+        TuneWhen::No => false,
+        TuneWhen::Yes => true,
+        TuneWhen::Auto => !ctx.info().software,
+    };
+    if !wanted || ctx.sgemm_tuned_kernel(n, n, n).is_some() {
+        return;
+    }
+    eprintln!("fragblas-bench: tuning sgemm {n}^3 (no cached choice for its class)...");
+    match ctx.tune_sgemm(n, n, n) {
+        Ok(r) => eprintln!(
+            "fragblas-bench: sgemm {n}^3 -> {} ({}), saved to {}",
+            r.chosen.name(),
+            r.timings
+                .iter()
+                .map(|(k, t)| format!("{} {:.2} ms", k.name(), t.as_secs_f64() * 1e3))
+                .collect::<Vec<_>>()
+                .join(", "),
+            r.saved_to
+                .as_ref()
+                .map_or("nowhere (tuning off)".into(), |p| p.display().to_string())
+        ),
+        Err(e) => eprintln!("fragblas-bench: tuning sgemm {n}^3 failed: {e}"),
+    }
+}
+
+fn draw_charts(run: &Run, dir: &std::path::Path) {
+    match charts::draw(run, dir) {
+        Ok(paths) => {
+            for p in paths {
+                eprintln!("fragblas-bench: wrote {}", p.display());
+            }
+        }
+        Err(e) => {
+            eprintln!("fragblas-bench: charts: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 fn main() {
     let args = Args::parse();
+    if let Some(path) = &args.from {
+        let run = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Run::parse(&t))
+            .unwrap_or_else(|e| {
+                eprintln!("fragblas-bench: {}: {e}", path.display());
+                std::process::exit(1)
+            });
+        draw_charts(&run, &args.out_dir);
+        return;
+    }
     let threads = cpu::all_cores();
     let cpu_name = format!("OpenBLAS ({})", cpu::config());
     let ctx = Context::new().unwrap_or_else(|e| {
@@ -179,6 +228,15 @@ fn main() {
     let ceil: Ceilings = ctx.calibrate().expect("calibration");
     let sz = sizes(info.software, args.quick);
     let budget = Duration::from_millis(if args.quick { 60 } else { 400 });
+    eprintln!(
+        "fragblas-bench: sgemm tuning mode {:?}, cache {}",
+        ctx.tuning(),
+        ctx.tuning_cache_file()
+            .map_or("none".into(), |p| p.display().to_string())
+    );
+    if ctx.tuning() == Tuning::Off && args.tune == TuneWhen::Yes {
+        eprintln!("fragblas-bench: FRAGBLAS_TUNE=off: tuned choices are not saved");
+    }
 
     let mut plan: Vec<(&[&str], Group, usize)> = Vec::new();
     let groups: [(&[&str], Group, &[usize]); 8] = [
@@ -243,27 +301,25 @@ fn main() {
             writeln!(o, "{line}").expect("writing JSON");
         }
     };
-    emit(
-        serde_json::to_string(&DeviceLine {
-            kind: "device",
-            device: &device,
-            software: info.software,
-            date: today(),
-            cpu_blas: cpu_name.clone(),
-            cpu_threads: threads,
-            fma_gflops: ceil.fma_gflops,
-            read_gbps: ceil.bandwidth_gbps(),
-            copy_gbps: ceil.copy_gbps,
-            stream_gbps: ceil.stream_gbps,
-        })
-        .expect("JSON"),
-    );
+    let device_line = DeviceLine {
+        kind: "device".into(),
+        device: device.clone(),
+        software: info.software,
+        date: today(),
+        cpu_blas: cpu_name.clone(),
+        cpu_threads: threads,
+        fma_gflops: ceil.fma_gflops,
+        read_gbps: ceil.bandwidth_gbps(),
+        copy_gbps: ceil.copy_gbps,
+        stream_gbps: ceil.stream_gbps,
+    };
+    emit(serde_json::to_string(&device_line).expect("JSON"));
     if !args.json {
         println!("device: {device}");
         println!("ceilings: {ceil}");
         print!("{}", legend(info.software, &cpu_name, threads));
         println!(
-            "{:<13} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8} {:>9}",
+            "{:<13} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>8} {:>9}",
             "",
             "size",
             "cpu s",
@@ -278,6 +334,7 @@ fn main() {
     }
     let total = plan.len();
     let mut failures = 0;
+    let mut rows: Vec<RowLine> = Vec::new();
     for (i, (names, f, n)) in plan.iter().enumerate() {
         eprintln!(
             "fragblas-bench: [{}/{}] {} {n}",
@@ -285,6 +342,9 @@ fn main() {
             total,
             names.join(",")
         );
+        if names.contains(&"sgemm") {
+            tune_before(&ctx, args.tune, *n);
+        }
         for r in f(&ctx, *n, budget) {
             if !wanted(r.spec.routine) {
                 continue;
@@ -300,45 +360,29 @@ fn main() {
                 ("e2e", r.e2e.clone()),
             ] {
                 let secs = t.as_ref().ok().copied();
-                emit(
-                    serde_json::to_string(&RowLine {
-                        kind: "row",
-                        routine: s.routine,
-                        size: &s.size,
-                        m: s.m,
-                        n: s.n,
-                        k: s.k,
-                        mode,
-                        bound: s.bound,
-                        flops: s.flops,
-                        bytes: s.bytes,
-                        seconds: secs,
-                        gflops: secs.map(|t| s.flops / t / 1e9),
-                        gbps: secs.map(|t| s.bytes / t / 1e9),
-                        ceiling_fraction: secs.filter(|_| mode != "cpu").map(ceiling_of),
-                        error: t.as_ref().err().map(String::as_str),
-                    })
-                    .expect("JSON"),
-                );
+                let row = RowLine {
+                    kind: "row".into(),
+                    routine: s.routine.into(),
+                    size: s.size.clone(),
+                    m: s.m,
+                    n: s.n,
+                    k: s.k,
+                    mode: mode.into(),
+                    bound: s.bound,
+                    flops: s.flops,
+                    bytes: s.bytes,
+                    seconds: secs,
+                    gflops: secs.map(|t| s.flops / t / 1e9),
+                    gbps: secs.map(|t| s.bytes / t / 1e9),
+                    ceiling_fraction: secs.filter(|_| mode != "cpu").map(ceiling_of),
+                    spread: (mode != "cpu" && secs.is_some()).then_some(r.spread),
+                    error: t.as_ref().err().cloned(),
+                };
+                emit(serde_json::to_string(&row).expect("JSON"));
+                rows.push(row);
             }
             if !args.json {
-                match (&r.resident, &r.e2e) {
-                    (Ok(res), Ok(e2e)) => println!(
-                        "{:<13} {:>10} {:>10.3e} {:>10.3e} {:>10.3e} {:>7.2}x {:>7.2}x {:>9.2} {:>8.2} {:>7.1}%{}",
-                        s.routine,
-                        s.size,
-                        r.cpu,
-                        res,
-                        e2e,
-                        r.cpu / res,
-                        r.cpu / e2e,
-                        s.flops / res / 1e9,
-                        s.bytes / res / 1e9,
-                        100.0 * ceiling_of(*res),
-                        if s.bound == Bound::Flops { " F" } else { " B" }
-                    ),
-                    (Err(e), _) | (_, Err(e)) => println!("{:<13} {:>10} ERROR {e}", s.routine, s.size),
-                }
+                print_row(&r, ceiling_of);
                 if s.routine == "sgemm" {
                     println!(
                         "{:<13} {:>10} kernel {} (tuning {:?})",
@@ -354,8 +398,50 @@ fn main() {
             }
         }
     }
+    if !args.no_charts {
+        draw_charts(
+            &Run {
+                device: device_line,
+                rows,
+            },
+            &args.out_dir,
+        );
+    }
     if failures > 0 {
         eprintln!("fragblas-bench: {failures} result(s) did not match the CPU BLAS");
         std::process::exit(1);
+    }
+}
+
+/// One table row; an end-to-end time below the resident one is marked `~` (within the
+/// runs' spread) or `!` (beyond it).
+fn print_row(r: &Measured, ceiling_of: impl Fn(f64) -> f64) {
+    let s = &r.spec;
+    match (&r.resident, &r.e2e) {
+        (Ok(res), Ok(e2e)) => {
+            let mark = if e2e >= res {
+                " "
+            } else if (res - e2e) / res <= 2.0 * r.spread {
+                "~"
+            } else {
+                "!"
+            };
+            println!(
+                "{:<13} {:>10} {:>10.3e} {:>10.3e} {:>10.3e} {:>7.2}x {:>7.2}x{} {:>9.2} {:>8.2} {:>7.1}%{}",
+                s.routine,
+                s.size,
+                r.cpu,
+                res,
+                e2e,
+                r.cpu / res,
+                r.cpu / e2e,
+                mark,
+                s.flops / res / 1e9,
+                s.bytes / res / 1e9,
+                100.0 * ceiling_of(*res),
+                if s.bound == Bound::Flops { " F" } else { " B" }
+            )
+        }
+        (Err(e), _) | (_, Err(e)) => println!("{:<13} {:>10} ERROR {e}", s.routine, s.size),
     }
 }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use fragblas::{Buffer, Context};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Median of timed runs after one untimed one, repeated until `budget` is spent (at least
 /// 3, at most 25 runs).
@@ -17,12 +17,95 @@ pub fn time_it(budget: Duration, mut f: impl FnMut()) -> f64 {
         f();
         times.push(t.elapsed().as_secs_f64());
     }
+    median(&mut times)
+}
+
+fn median(times: &mut [f64]) -> f64 {
     times.sort_by(|a, b| a.total_cmp(b));
     times[times.len() / 2]
 }
 
+/// The run-to-run spread of sorted times, relative to the median: half the interquartile
+/// range, or half the whole range when there are fewer than 8 runs (too few for quartiles).
+fn spread(sorted: &[f64]) -> f64 {
+    let q = |f: f64| sorted[((sorted.len() - 1) as f64 * f).round() as usize];
+    let (lo, hi) = if sorted.len() < 8 {
+        (0.0, 1.0)
+    } else {
+        (0.25, 0.75)
+    };
+    (q(hi) - q(lo)) / 2.0 / q(0.5)
+}
+
+/// The times of one row: the CPU BLAS, the GPU on resident data, the GPU end to end.
+pub struct Times {
+    pub cpu: f64,
+    pub resident: f64,
+    pub e2e: f64,
+    /// The larger relative spread (half the interquartile range over the median) of the
+    /// two GPU modes.
+    pub spread: f64,
+}
+
+impl Times {
+    /// The CPU BLAS's time alone (the GPU result was wrong, so it is not timed).
+    pub fn cpu_only(cpu: f64) -> Self {
+        Times {
+            cpu,
+            resident: 0.0,
+            e2e: 0.0,
+            spread: 0.0,
+        }
+    }
+}
+
+/// How long OpenBLAS's worker threads keep spinning after a call before they sleep (its
+/// default `THREAD_TIMEOUT`, 2^28 cycles, at about 3 GHz).
+const OPENBLAS_SPIN: Duration = Duration::from_millis(100);
+
+/// Times one row's three modes, each the median of its runs after one untimed run:
+///
+/// - the two GPU modes first, interleaved (a resident run, an end-to-end run, and again),
+///   so that both see the same machine state and neither is timed in the other's wake;
+///   `resident` must end by reading (part of) its result, the way a program gets one;
+/// - then the CPU BLAS, back to back, as a loop of calls in a program sees it (OpenBLAS's
+///   threads stay awake between calls).
+///
+/// On a software device the GPU's cores are the CPU BLAS's, so the GPU runs wait until
+/// OpenBLAS's threads of the previous row stop spinning.
+pub fn time_modes(
+    software: bool,
+    budget: Duration,
+    mut cpu: impl FnMut(),
+    mut resident: impl FnMut(),
+    mut e2e: impl FnMut(),
+) -> Times {
+    if software {
+        std::thread::sleep(OPENBLAS_SPIN);
+    }
+    resident();
+    e2e();
+    let start = Instant::now();
+    let (mut res, mut end) = (Vec::new(), Vec::new());
+    while res.len() < 3 || (start.elapsed() < 2 * budget && res.len() < 25) {
+        let t = Instant::now();
+        resident();
+        res.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        e2e();
+        end.push(t.elapsed().as_secs_f64());
+    }
+    let (resident, e2e) = (median(&mut res), median(&mut end));
+    Times {
+        cpu: time_it(budget, &mut cpu),
+        resident,
+        e2e,
+        spread: spread(&res).max(spread(&end)),
+    }
+}
+
 /// What bounds a routine: its arithmetic or the bytes it must move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bound {
     Flops,
@@ -51,6 +134,25 @@ pub struct Measured {
     pub cpu: f64,
     pub resident: Result<f64, String>,
     pub e2e: Result<f64, String>,
+    /// The GPU modes' run-to-run spread (see [`Times::spread`]); 0 when they failed.
+    pub spread: f64,
+}
+
+impl Measured {
+    /// A row from its verdict and, where the GPU result was right, its times (the CPU BLAS
+    /// alone is timed where it was wrong).
+    pub fn new(spec: Spec, verdict: Result<(), String>, times: impl FnOnce(bool) -> Times) -> Self {
+        let ok = verdict.is_ok();
+        let t = times(ok);
+        let gpu = |v: f64| verdict.clone().map(|_| v);
+        Measured {
+            spec,
+            cpu: t.cpu,
+            resident: gpu(t.resident),
+            e2e: gpu(t.e2e),
+            spread: if ok { t.spread } else { 0.0 },
+        }
+    }
 }
 
 /// Checks `got` against `want` element by element within `tol(i)`.
@@ -101,22 +203,23 @@ pub fn array_case(
                 tol(i, &want)
             })
         });
-    let mut c = out0.to_vec();
-    let cpu_time = time_it(budget, || cpu(&mut c));
-    let resident = verdict.clone().map(|_| {
-        time_it(budget, || {
-            dev(&mut g).expect("resident run");
-            ctx.finish().expect("finish");
-        })
-    });
-    let mut h = out0.to_vec();
-    let e2e = verdict.map(|_| time_it(budget, || host(&mut h).expect("host run")));
-    Measured {
-        spec,
-        cpu: cpu_time,
-        resident,
-        e2e,
-    }
+    let (mut c, mut h) = (out0.to_vec(), out0.to_vec());
+    let software = ctx.info().software;
+    Measured::new(spec, verdict, |gpu_ok| {
+        if !gpu_ok {
+            return Times::cpu_only(time_it(budget, || cpu(&mut c)));
+        }
+        time_modes(
+            software,
+            budget,
+            || cpu(&mut c),
+            || {
+                dev(&mut g).expect("resident run");
+                g.read_range(0, 1).expect("reading the result");
+            },
+            || host(&mut h).expect("host run"),
+        )
+    })
 }
 
 /// Values uniform in [-1, 1), the same for the same seed.

@@ -11,6 +11,17 @@ use crate::device::context::Context;
 use crate::error::Result;
 
 /// `C := alpha*op(A)*op(B) + beta*C`; only the `m x n` window of C is written.
+///
+/// ```
+/// use fragblas::{cblas, Context, Layout, Transpose::NoTrans};
+/// let ctx = Context::new()?;
+/// let a = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3, row-major
+/// let b = [1.0f32, 0.0, 0.0, 1.0, 1.0, 1.0]; // 3 x 2
+/// let mut c = [0.0f32, 0.0, -1.0, 0.0, 0.0, -1.0]; // 2 x 2 with ldc = 3
+/// cblas::sgemm(&ctx, Layout::RowMajor, NoTrans, NoTrans, 2, 2, 3, 1.0, &a, 3, &b, 2, 0.0, &mut c, 3)?;
+/// assert_eq!(c, [4.0, 5.0, -1.0, 10.0, 11.0, -1.0]); // the gap is never written
+/// # Ok::<(), fragblas::Error>(())
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn sgemm(
     ctx: &Context,

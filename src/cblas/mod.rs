@@ -4,7 +4,7 @@
 //!
 //! This is what a program porting from `cblas_*` calls. Each call moves its operands over
 //! the bus, so for several operations on the same data keep it on the GPU with the device
-//! API (methods of [`Context`] on [`Buffer`]s) instead.
+//! API (methods of [`Context`](crate::Context) on [`Buffer`](crate::Buffer)s) instead.
 //!
 //! Conventions: dimensions and increments are `i32` as in CBLAS; invalid arguments are
 //! returned as [`crate::Error::InvalidArgument`] with the CBLAS parameter position instead

@@ -329,6 +329,60 @@ impl Buffer {
         gl.check("downloading a buffer")
     }
 
+    /// Copies elements `[offset, offset + out.len())` into `out`, reading only the texels
+    /// that hold them (at most three rectangles), so one element of a large result costs one
+    /// texel, not a prefix.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&(0..100_000).map(|i| i as f32).collect::<Vec<_>>())?;
+    /// let mut two = [0.0f32; 2];
+    /// x.read_range_into(70_001, &mut two)?;
+    /// assert_eq!(two, [70_001.0, 70_002.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn read_range_into(&self, offset: usize, out: &mut [f32]) -> Result<()> {
+        let end = offset.checked_add(out.len());
+        if end.is_none_or(|e| e > self.len()) {
+            return Err(Error::LengthMismatch {
+                what: "Buffer::read_range_into (offset + out.len() at most the buffer's length)",
+                expected: self.len(),
+                actual: end.unwrap_or(usize::MAX),
+            });
+        }
+        let rects = self.layout.range_rects(offset, out.len());
+        if rects.is_empty() {
+            return Ok(());
+        }
+        let texels: usize = rects.iter().map(|r| r.2 as usize * r.3 as usize).sum();
+        let mut bounce = vec![0.0f32; texels * FLOATS_PER_TEXEL];
+        let gl = self.ctx.enter()?;
+        let s = self.surface();
+        let mut at = 0;
+        for &(x, y, w, h) in &rects {
+            let n = w as usize * h as usize * FLOATS_PER_TEXEL;
+            gl.download(s, x, y, w, h, &mut bounce[at..at + n]);
+            at += n;
+        }
+        let skip = offset % FLOATS_PER_TEXEL;
+        out.copy_from_slice(&bounce[skip..skip + out.len()]);
+        gl.check("downloading a range of a buffer")
+    }
+
+    /// Elements `[offset, offset + len)` as a new vector (see [`Buffer::read_range_into`]).
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0, 4.0, 5.0])?;
+    /// assert_eq!(x.read_range(3, 2)?, vec![4.0, 5.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn read_range(&self, offset: usize, len: usize) -> Result<Vec<f32>> {
+        let mut v = vec![0.0; len];
+        self.read_range_into(offset, &mut v)?;
+        Ok(v)
+    }
+
     /// Starts copying the buffer to the host without waiting: the GPU writes it into a pixel
     /// buffer behind a fence, and the returned handle waits for it (or says whether it is
     /// done). Work queued before this call is what gets read.

@@ -42,7 +42,8 @@ pub struct ContextOptions {
     /// Desktop GL or GLES; `Auto` reads [`API_ENV`], and without it prefers desktop GL.
     pub api: GlApi,
     /// How much sgemm auto-tuning to do; `None` reads [`crate::tune::TUNE_ENV`], and without
-    /// it is [`Tuning::Auto`].
+    /// it is [`Tuning::Cached`] (cached choices and built-in defaults; nothing is timed
+    /// unless asked).
     pub tuning: Option<Tuning>,
     /// Directory of the tuning cache; `None` reads [`crate::tune::TUNE_CACHE_ENV`], else the
     /// user's cache directory (`$XDG_CACHE_HOME/fragblas` or `~/.cache/fragblas`).
@@ -136,7 +137,7 @@ fn tuning_choice(options: &ContextOptions) -> Result<(Tuning, bool)> {
                     "{TUNE_ENV}={v:?}: expected off, cached, auto, force or clear"
                 ))
             }),
-            Err(_) => Ok((Tuning::Auto, false)),
+            Err(_) => Ok((Tuning::Cached, false)),
         },
     }
 }
@@ -173,6 +174,16 @@ impl Context {
             tuner.clear()?;
         }
         let in_place_level1 = info.image_stores && options.image_stores.unwrap_or(!info.software);
+        log::info!(
+            "fragblas: device {} ({}{}), {} {:?}, tuning {tuning:?} (cache {}), in-place level 1: {}",
+            desc.index,
+            info.renderer,
+            if info.software { ", a software rasteriser" } else { "" },
+            info.version,
+            info.api,
+            tuner.file("sgemm").map_or("none".into(), |f| f.display().to_string()),
+            in_place_level1
+        );
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         CURRENT.with(|c| c.set(id));
         let inner = Inner {

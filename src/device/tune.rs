@@ -45,8 +45,8 @@ impl Tuning {
     pub(crate) fn parse(s: &str) -> Option<(Tuning, bool)> {
         match s.trim().to_ascii_lowercase().as_str() {
             "off" | "0" | "no" => Some((Tuning::Off, false)),
-            "cached" => Some((Tuning::Cached, false)),
-            "" | "auto" | "1" | "yes" => Some((Tuning::Auto, false)),
+            "" | "cached" => Some((Tuning::Cached, false)),
+            "auto" | "1" | "yes" => Some((Tuning::Auto, false)),
             "force" => Some((Tuning::Force, false)),
             "clear" => Some((Tuning::Auto, true)),
             _ => None,
@@ -345,7 +345,8 @@ mod tests {
     fn modes_parse_from_the_environment_spelling() {
         assert_eq!(Tuning::parse("off"), Some((Tuning::Off, false)));
         assert_eq!(Tuning::parse(" Cached "), Some((Tuning::Cached, false)));
-        assert_eq!(Tuning::parse(""), Some((Tuning::Auto, false)));
+        assert_eq!(Tuning::parse(""), Some((Tuning::Cached, false)));
+        assert_eq!(Tuning::parse("auto"), Some((Tuning::Auto, false)));
         assert_eq!(Tuning::parse("force"), Some((Tuning::Force, false)));
         assert_eq!(Tuning::parse("clear"), Some((Tuning::Auto, true)));
         assert_eq!(Tuning::parse("sometimes"), None);

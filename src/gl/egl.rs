@@ -124,7 +124,10 @@ pub(crate) fn create(
     for i in order {
         match create_any(&devs[i], api) {
             Ok((c, g, a)) => return Ok((c, g, describe(i, &devs[i]), a)),
-            Err(e) => failures.push(format!("device {i}: {e}")),
+            Err(e) => {
+                log::warn!("EGL device {i} gave no {api:?} context, trying the next: {e}");
+                failures.push(format!("device {i}: {e}"));
+            }
         }
     }
     Err(Error::NoDevice(format!(
@@ -139,6 +142,7 @@ fn create_any(device: &Device, api: GlApi) -> Result<(EglContext, GlFns, GlApi)>
         GlApi::Auto => match create_on(device, GlApi::DesktopGl) {
             Ok((c, g)) => Ok((c, g, GlApi::DesktopGl)),
             Err(gl_err) => create_on(device, GlApi::Gles)
+                .inspect(|_| log::info!("no desktop GL context ({gl_err}); using OpenGL ES"))
                 .map(|(c, g)| (c, g, GlApi::Gles))
                 .map_err(|es_err| {
                     Error::Context(format!("desktop GL 3.3: {gl_err}; GLES 3.0: {es_err}"))
@@ -190,7 +194,10 @@ fn create_on(device: &Device, api: GlApi) -> Result<(EglContext, GlFns)> {
                 not_current = Some(c);
                 break;
             }
-            Err(e) => last_err = format!("{major}.{minor}: {e}"),
+            Err(e) => {
+                log::debug!("{api:?} {major}.{minor} context refused: {e}");
+                last_err = format!("{major}.{minor}: {e}");
+            }
         }
     }
     let not_current = not_current

@@ -312,6 +312,15 @@ impl Context {
 
     /// The dot product of `n` elements of `x` and `y` (increments `incx`, `incy`); 0 for
     /// `n <= 0`. Waits for the GPU once, to read the result.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0, 4.0])?;
+    /// let y = ctx.upload(&[4.0, 3.0, 2.0, 1.0])?;
+    /// assert_eq!(ctx.sdot(4, &x, 1, &y, 1)?, 20.0);
+    /// assert_eq!(ctx.sdot(2, &x, 2, &y, -2)?, 1.0 * 2.0 + 3.0 * 4.0); // y walked from the end
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn sdot(&self, n: i32, x: &Buffer, incx: i32, y: &Buffer, incy: i32) -> Result<f32> {
         self.dot_surface(n, x, incx, y, incy)?
             .map_or(Ok(0.0), |s| s.read(&self.inner, "sdot"))
@@ -319,6 +328,14 @@ impl Context {
 
     /// [`Context::sdot`] with the result left on the GPU as a one-element buffer, so that
     /// it can feed further work without a sync.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, 2.0, 3.0])?;
+    /// let d = ctx.sdot_device(3, &x, 1, &x, 1)?; // no wait here
+    /// assert_eq!(d.to_vec()?, vec![14.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn sdot_device(
         &self,
         n: i32,
@@ -349,6 +366,14 @@ impl Context {
 
     /// Sum of `|x_i|` over `n` elements with increment `incx`; 0 for `n <= 0` or `incx <= 0`
     /// (reference BLAS).
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, -2.0, 3.0, -4.0])?;
+    /// assert_eq!(ctx.sasum(4, &x, 1)?, 10.0);
+    /// assert_eq!(ctx.sasum(2, &x, 2)?, 4.0);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn sasum(&self, n: i32, x: &Buffer, incx: i32) -> Result<f32> {
         match self.asum_surface(n, x, incx)? {
             Some(s) => read_scalar(&self.inner, s, "sasum"),
@@ -357,6 +382,13 @@ impl Context {
     }
 
     /// [`Context::sasum`] with the result left on the GPU as a one-element buffer.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, -2.0, 3.0])?;
+    /// assert_eq!(ctx.sasum_device(3, &x, 1)?.to_vec()?, vec![6.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn sasum_device(&self, n: i32, x: &Buffer, incx: i32) -> Result<Buffer> {
         match self.asum_surface(n, x, incx)? {
             Some(s) => scalar_buffer(self, s, "sasum"),
@@ -403,12 +435,28 @@ impl Context {
     /// `n <= 0`. As reference BLAS 3.10 and later: a negative increment walks from the end
     /// (the same norm), a zero one reads `x[0]` `n` times. A NaN gives NaN, an Inf (without
     /// NaN) Inf.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[3.0, 4.0])?;
+    /// assert_eq!(ctx.snrm2(2, &x, 1)?, 5.0);
+    /// let big = ctx.upload(&[3e30, 4e30])?; // the squares would overflow f32
+    /// assert!((ctx.snrm2(2, &big, 1)? / 5e30 - 1.0).abs() < 1e-6);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn snrm2(&self, n: i32, x: &Buffer, incx: i32) -> Result<f32> {
         self.nrm2_surface(n, x, incx)?
             .map_or(Ok(0.0), |s| s.read(&self.inner, "snrm2"))
     }
 
     /// [`Context::snrm2`] with the result left on the GPU as a one-element buffer.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[3.0, 4.0])?;
+    /// assert_eq!(ctx.snrm2_device(2, &x, 1)?.to_vec()?, vec![5.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn snrm2_device(&self, n: i32, x: &Buffer, incx: i32) -> Result<Buffer> {
         match self.nrm2_surface(n, x, incx)? {
             Some(s) => s.into_buffer(self, "snrm2"),
@@ -421,7 +469,16 @@ impl Context {
     /// NaNs are passed over, unless the first element is a NaN, which then wins. `None` for
     /// `n <= 0` or `incx <= 0`.
     ///
-    /// The CBLAS-shaped [`crate::cblas::isamax`] returns the 1-based BLAS index instead.
+    /// The CBLAS-shaped [`crate::cblas::isamax`] returns C CBLAS's 0-based index, 0 where
+    /// there is none.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// let x = ctx.upload(&[1.0, -7.0, 3.0, 7.0])?;
+    /// assert_eq!(ctx.isamax(4, &x, 1)?, Some(1)); // the first of equal magnitudes
+    /// assert_eq!(ctx.isamax(0, &x, 1)?, None);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     pub fn isamax(&self, n: i32, x: &Buffer, incx: i32) -> Result<Option<usize>> {
         const R: &str = "isamax";
         x.check_owner(self, "x")?;

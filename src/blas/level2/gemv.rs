@@ -201,6 +201,17 @@ impl Context {
     /// As in reference BLAS: `m == 0`, `n == 0`, or `alpha == 0` with `beta == 1` returns
     /// at once; `beta == 0` means y is not read; `alpha == 0` means A and x are not read;
     /// elements of y the increment skips are never written.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// use fragblas::{Layout, Transpose};
+    /// let a = ctx.upload(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?; // 2 x 3, row-major
+    /// let x = ctx.upload(&[1.0, 1.0, 1.0])?;
+    /// let mut y = ctx.upload(&[10.0, 20.0])?;
+    /// ctx.sgemv(Layout::RowMajor, Transpose::NoTrans, 2, 3, 1.0, &a, 3, &x, 1, 1.0, &mut y, 1)?;
+    /// assert_eq!(y.to_vec()?, vec![16.0, 35.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn sgemv(
         &self,
@@ -236,6 +247,17 @@ impl Context {
 
     /// [`Context::sgemv`] with a chosen kernel; `GemvKernel::Vec4` on a call it does not
     /// serve is an error.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// use fragblas::{GemvKernel, Layout, Transpose};
+    /// let a = ctx.upload(&[1.0, 2.0, 3.0, 4.0])?; // 2 x 2, column-major
+    /// let x = ctx.upload(&[1.0, 1.0])?;
+    /// let mut y = ctx.zeros(2)?;
+    /// ctx.sgemv_with(GemvKernel::Generic, Layout::ColMajor, Transpose::Trans, 2, 2, 1.0, &a, 2, &x, 1, 0.0, &mut y, 1)?;
+    /// assert_eq!(y.to_vec()?, vec![3.0, 7.0]);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn sgemv_with(
         &self,

@@ -91,6 +91,16 @@ impl Context {
     /// returns at once; `k == 0` or `alpha == 0` gives `C := beta*C` without reading A or B;
     /// `beta == 0` means C is not read (a NaN in C does not reach the result); elements of
     /// the buffer outside the `m x n` window (when `ldc > m`) are never written.
+    ///
+    /// ```
+    /// let ctx = fragblas::Context::new()?;
+    /// use fragblas::{GemmKernel, Layout, Transpose::{NoTrans, Trans}};
+    /// let a = ctx.upload(&[1.0, 2.0, 3.0, 4.0])?; // 2 x 2, row-major
+    /// let mut c = ctx.upload(&[1.0; 4])?;
+    /// ctx.sgemm_with(GemmKernel::Generic, Layout::RowMajor, NoTrans, Trans, 2, 2, 2, 1.0, &a, 2, &a, 2, 1.0, &mut c, 2)?;
+    /// assert_eq!(c.to_vec()?, vec![6.0, 12.0, 12.0, 26.0]); // A A^T + C
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
     #[allow(clippy::too_many_arguments)]
     pub fn sgemm_with(
         &self,

@@ -5,8 +5,9 @@
 //!
 //! How much tuning happens is a [`Tuning`] mode, set with [`crate::ContextOptions::tuning`],
 //! [`Context::set_tuning`] or the environment variable [`crate::tune::TUNE_ENV`]. The
-//! default, [`Tuning::Auto`], tunes a shape class the first time an sgemm of at least
-//! [`TUNE_MIN_WORK`] multiply-adds meets it and reads earlier choices from the cache.
+//! default, [`Tuning::Cached`], reads earlier choices from the cache and never times;
+//! [`Tuning::Auto`] tunes a shape class the first time an sgemm of at least
+//! [`TUNE_MIN_WORK`] multiply-adds meets it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -211,6 +212,25 @@ impl Context {
         self.inner.tuner.file(ROUTINE)
     }
 
+    /// The kernel the tuning cache (or an earlier tuning in this context) holds for the class
+    /// of an `m x n x k` product, if any and if the mode reads the cache; `None` means
+    /// `GemmKernel::Auto` takes the built-in default (or, in [`Tuning::Auto`], times the
+    /// class on its first large call).
+    ///
+    /// ```
+    /// use fragblas::{Context, ContextOptions, Tuning};
+    /// let ctx = Context::with_options(ContextOptions { tuning: Some(Tuning::Off), ..Default::default() })?;
+    /// assert_eq!(ctx.sgemm_tuned_kernel(512, 512, 512), None);
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn sgemm_tuned_kernel(&self, m: usize, n: usize, k: usize) -> Option<GemmKernel> {
+        let class = ShapeClass::of(m, n, k);
+        self.inner
+            .tuner
+            .lookup(ROUTINE, &class.key())
+            .and_then(|name| GemmKernel::from_name(&name))
+    }
+
     /// The kernel `GemmKernel::Auto` uses for an `m x n x k` product now (without timing
     /// anything): the cached choice for its class if the mode allows, else the default.
     pub fn sgemm_kernel_for(&self, m: usize, n: usize, k: usize) -> GemmKernel {
@@ -292,6 +312,21 @@ impl Context {
                 .tuner
                 .record(ROUTINE, &class.key(), chosen.name(), ShapeClass::parse)?
         };
+        log::info!(
+            "sgemm tuned {}x{}x{} (class {class}): {} -> {}; saved to {}",
+            s.m,
+            s.n,
+            s.k,
+            timings
+                .iter()
+                .map(|(k, t)| format!("{} {:.3} ms", k.name(), t.as_secs_f64() * 1e3))
+                .collect::<Vec<_>>()
+                .join(", "),
+            chosen.name(),
+            saved_to
+                .as_ref()
+                .map_or("nowhere (tuning off)".into(), |p| p.display().to_string())
+        );
         Ok(TuneReport {
             class,
             shape: (s.m, s.n, s.k),
