@@ -207,11 +207,22 @@ pub(crate) fn candidates(info: &DeviceInfo, s: &GemmShape) -> Vec<GemmKernel> {
         .collect()
 }
 
+/// Products smaller than this (128^3) default to the generic kernel.
+pub(crate) const SMALL_WORK: usize = 1 << 21;
+
 /// The kernel `Auto` uses without a tuning choice: the first that runs of an order fixed by
 /// measurement (BENCHMARKS.md, `examples/tune.rs`). On the H100 the strip kernel is 2x the
 /// others; on llvmpipe, whose uniform-block reads inside a loop are per-lane gathers, the
-/// 4 x 8 register tile is a little ahead.
+/// 4 x 8 register tile is a little ahead. On hardware, products below [`SMALL_WORK`]
+/// multiply-adds take the generic kernel: their time is the call's fixed cost whatever the kernel, and it is one
+/// small program to compile, where the strip kernel and its passes are several (a program's
+/// first sgemm 64 on the H100 with an empty driver cache: 245 ms with Strip4, most of it
+/// compiling). Not on llvmpipe, where the generic kernel is 7x slower at 64^3 (6.4 against
+/// 0.9 ms a call) and compiling costs less than that over a few calls.
 pub(crate) fn default_kernel(info: &DeviceInfo, s: &GemmShape) -> GemmKernel {
+    if !info.software && s.m.saturating_mul(s.n).saturating_mul(s.k) < SMALL_WORK {
+        return GemmKernel::Generic;
+    }
     const HARDWARE: [GemmKernel; 5] = [
         GemmKernel::Strip4,
         GemmKernel::Mrt4,
