@@ -5,7 +5,7 @@ use std::time::Duration;
 use cblas_sys as cb;
 use fragblas::{cblas, Context};
 
-use crate::measure::{array_case, random, time_it, time_modes, Bound, Measured, Spec, Times, EPS};
+use crate::measure::{array_case, random, Bound, Measured, Spec, EPS};
 
 fn spec(routine: &'static str, n: usize, flops: f64, bytes: f64) -> Spec {
     Spec {
@@ -68,24 +68,18 @@ pub fn sdot(ctx: &Context, n: usize, budget: Duration) -> Measured {
             "sdot: WRONG RESULT: gpu {got}, cpu {want} (tolerance {tol})"
         ))
     };
-    let s = spec("sdot", n, 2.0 * n as f64, 8.0 * n as f64);
-    Measured::new(s, verdict, |gpu_ok| {
-        let cpu_run = || {
+    Measured::time(
+        spec("sdot", n, 2.0 * n as f64, 8.0 * n as f64),
+        verdict,
+        (ctx.info().software, budget),
+        || {
             std::hint::black_box(cpu());
-        };
-        if !gpu_ok {
-            return Times::cpu_only(time_it(budget, cpu_run));
-        }
-        time_modes(
-            ctx.info().software,
-            budget,
-            cpu_run,
-            || {
-                ctx.sdot(ni, &gx, 1, &gy, 1).expect("sdot");
-            },
-            || {
-                cblas::sdot(ctx, ni, &x, 1, &y, 1).expect("sdot");
-            },
-        )
-    })
+        },
+        || {
+            ctx.sdot(ni, &gx, 1, &gy, 1).expect("sdot");
+        },
+        || {
+            cblas::sdot(ctx, ni, &x, 1, &y, 1).expect("sdot");
+        },
+    )
 }

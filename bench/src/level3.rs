@@ -12,9 +12,7 @@ use fragblas::{
     cblas, Context, Diag::NonUnit, Layout::ColMajor, Side::Left, Transpose::NoTrans, Uplo::Upper,
 };
 
-use crate::measure::{
-    array_case, check, random, time_it, time_modes, Bound, Measured, Spec, Times, EPS,
-};
+use crate::measure::{array_case, check, random, Bound, Measured, Spec, EPS};
 
 fn spec(routine: &'static str, n: usize, flops: f64, bytes: f64) -> Spec {
     Spec {
@@ -430,44 +428,40 @@ pub fn batched(ctx: &Context, n: usize, count: usize, budget: Duration) -> Vec<M
         check("sgemm loop", &got, &want, |i| tol(i, &want))
     });
     let (mut c, mut h) = (c0.clone(), c0.clone());
-    let looped = Measured::new(spec("sgemm_x1000"), verdict, |gpu_ok| {
-        if !gpu_ok {
-            return Times::cpu_only(time_it(budget, || cpu(&mut c)));
-        }
-        time_modes(
-            ctx.info().software,
-            budget,
-            || cpu(&mut c),
-            || {
-                run(&mut pc).expect("loop run");
-                // The last product's C: the GPU runs commands in order, so when it is done
-                // every earlier product is.
-                pc[count - 1].read_range(0, 1).expect("reading a result");
-            },
-            || {
-                for p in 0..count {
-                    let r = p * one..(p + 1) * one;
-                    cblas::sgemm(
-                        ctx,
-                        ColMajor,
-                        NoTrans,
-                        NoTrans,
-                        ni,
-                        ni,
-                        ni,
-                        1.0,
-                        &a[r.clone()],
-                        ni,
-                        &b[r.clone()],
-                        ni,
-                        0.5,
-                        &mut h[r],
-                        ni,
-                    )
-                    .expect("host run");
-                }
-            },
-        )
-    });
+    let looped = Measured::time(
+        spec("sgemm_x1000"),
+        verdict,
+        (ctx.info().software, budget),
+        || cpu(&mut c),
+        || {
+            run(&mut pc).expect("loop run");
+            // The last product's C: the GPU runs commands in order, so when it is done
+            // every earlier product is.
+            pc[count - 1].read_range(0, 1).expect("reading a result");
+        },
+        || {
+            for p in 0..count {
+                let r = p * one..(p + 1) * one;
+                cblas::sgemm(
+                    ctx,
+                    ColMajor,
+                    NoTrans,
+                    NoTrans,
+                    ni,
+                    ni,
+                    ni,
+                    1.0,
+                    &a[r.clone()],
+                    ni,
+                    &b[r.clone()],
+                    ni,
+                    0.5,
+                    &mut h[r],
+                    ni,
+                )
+                .expect("host run");
+            }
+        },
+    );
     vec![strided, looped]
 }

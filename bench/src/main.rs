@@ -175,11 +175,7 @@ fn tune_before(ctx: &Context, when: TuneWhen, n: usize) {
         Ok(r) => eprintln!(
             "fragblas-bench: sgemm {n}^3 -> {} ({}), saved to {}",
             r.chosen.name(),
-            r.timings
-                .iter()
-                .map(|(k, t)| format!("{} {:.2} ms", k.name(), t.as_secs_f64() * 1e3))
-                .collect::<Vec<_>>()
-                .join(", "),
+            r,
             r.saved_to
                 .as_ref()
                 .map_or("nowhere (tuning off)".into(), |p| p.display().to_string())

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Median of timed runs after one untimed one, repeated until `budget` is spent (at least
 /// 3, at most 25 runs).
-pub fn time_it(budget: Duration, mut f: impl FnMut()) -> f64 {
+fn time_it(budget: Duration, mut f: impl FnMut()) -> f64 {
     f();
     let start = Instant::now();
     let mut times = Vec::new();
@@ -38,25 +38,13 @@ fn spread(sorted: &[f64]) -> f64 {
 }
 
 /// The times of one row: the CPU BLAS, the GPU on resident data, the GPU end to end.
-pub struct Times {
+struct Times {
     pub cpu: f64,
     pub resident: f64,
     pub e2e: f64,
     /// The larger relative spread (half the interquartile range over the median) of the
     /// two GPU modes.
     pub spread: f64,
-}
-
-impl Times {
-    /// The CPU BLAS's time alone (the GPU result was wrong, so it is not timed).
-    pub fn cpu_only(cpu: f64) -> Self {
-        Times {
-            cpu,
-            resident: 0.0,
-            e2e: 0.0,
-            spread: 0.0,
-        }
-    }
 }
 
 /// How long OpenBLAS's worker threads keep spinning after a call before they sleep (its
@@ -73,7 +61,7 @@ const OPENBLAS_SPIN: Duration = Duration::from_millis(100);
 ///
 /// On a software device the GPU's cores are the CPU BLAS's, so the GPU runs wait until
 /// OpenBLAS's threads of the previous row stop spinning.
-pub fn time_modes(
+fn time_modes(
     software: bool,
     budget: Duration,
     mut cpu: impl FnMut(),
@@ -139,18 +127,33 @@ pub struct Measured {
 }
 
 impl Measured {
-    /// A row from its verdict and, where the GPU result was right, its times (the CPU BLAS
-    /// alone is timed where it was wrong).
-    pub fn new(spec: Spec, verdict: Result<(), String>, times: impl FnOnce(bool) -> Times) -> Self {
-        let ok = verdict.is_ok();
-        let t = times(ok);
+    /// Times a row whose GPU result got `verdict`: its three modes (see [`time_modes`])
+    /// where the result was right, the CPU BLAS alone where it was wrong (the GPU times are
+    /// then the verdict's error).
+    pub fn time(
+        spec: Spec,
+        verdict: Result<(), String>,
+        (software, budget): (bool, Duration),
+        mut cpu: impl FnMut(),
+        resident: impl FnMut(),
+        e2e: impl FnMut(),
+    ) -> Self {
+        let t = match &verdict {
+            Ok(()) => time_modes(software, budget, cpu, resident, e2e),
+            Err(_) => Times {
+                cpu: time_it(budget, &mut cpu),
+                resident: 0.0,
+                e2e: 0.0,
+                spread: 0.0,
+            },
+        };
         let gpu = |v: f64| verdict.clone().map(|_| v);
         Measured {
             spec,
             cpu: t.cpu,
             resident: gpu(t.resident),
             e2e: gpu(t.e2e),
-            spread: if ok { t.spread } else { 0.0 },
+            spread: t.spread,
         }
     }
 }
@@ -204,22 +207,17 @@ pub fn array_case(
             })
         });
     let (mut c, mut h) = (out0.to_vec(), out0.to_vec());
-    let software = ctx.info().software;
-    Measured::new(spec, verdict, |gpu_ok| {
-        if !gpu_ok {
-            return Times::cpu_only(time_it(budget, || cpu(&mut c)));
-        }
-        time_modes(
-            software,
-            budget,
-            || cpu(&mut c),
-            || {
-                dev(&mut g).expect("resident run");
-                g.read_range(0, 1).expect("reading the result");
-            },
-            || host(&mut h).expect("host run"),
-        )
-    })
+    Measured::time(
+        spec,
+        verdict,
+        (ctx.info().software, budget),
+        || cpu(&mut c),
+        || {
+            dev(&mut g).expect("resident run");
+            g.read_range(0, 1).expect("reading the result");
+        },
+        || host(&mut h).expect("host run"),
+    )
 }
 
 /// Values uniform in [-1, 1), the same for the same seed.

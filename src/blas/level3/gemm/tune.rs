@@ -104,6 +104,17 @@ pub struct TuneReport {
     pub saved_to: Option<PathBuf>,
 }
 
+/// The timings, as `Strip4 12.34 ms, Mrt8 15.67 ms, ...` in the order timed.
+impl std::fmt::Display for TuneReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (k, t)) in self.timings.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{} {:.2} ms", k.name(), t.as_secs_f64() * 1e3)?;
+        }
+        Ok(())
+    }
+}
+
 impl TuneReport {
     /// GFLOP/s of a timed kernel (2 m n k flops per sgemm).
     pub fn gflops(&self, kernel: GemmKernel) -> Option<f64> {
@@ -121,12 +132,17 @@ pub(crate) fn remembered(ctx: &Context, s: &GemmShape) -> Option<GemmKernel> {
     if let Some(k) = pinned(ctx).filter(|k| k.runs(ctx.info(), s)) {
         return Some(k);
     }
-    let class = ShapeClass::of(s.m, s.n, s.k);
+    cached(ctx, s.m, s.n, s.k).filter(|k| *k != GemmKernel::Auto && k.runs(ctx.info(), s))
+}
+
+/// The kernel the cache (or this context's tuning) names for the class of `m x n x k`, if
+/// the mode reads it.
+fn cached(ctx: &Context, m: usize, n: usize, k: usize) -> Option<GemmKernel> {
+    let class = ShapeClass::of(m, n, k);
     ctx.inner
         .tuner
         .lookup(ROUTINE, &class.key())
         .and_then(|name| GemmKernel::from_name(&name))
-        .filter(|k| *k != GemmKernel::Auto && k.runs(ctx.info(), s))
 }
 
 /// The kernel pinned with [`Context::set_gemm_kernel`], if any.
@@ -224,11 +240,7 @@ impl Context {
     /// # Ok::<(), fragblas::Error>(())
     /// ```
     pub fn sgemm_tuned_kernel(&self, m: usize, n: usize, k: usize) -> Option<GemmKernel> {
-        let class = ShapeClass::of(m, n, k);
-        self.inner
-            .tuner
-            .lookup(ROUTINE, &class.key())
-            .and_then(|name| GemmKernel::from_name(&name))
+        cached(self, m, n, k)
     }
 
     /// The kernel `GemmKernel::Auto` uses for an `m x n x k` product now (without timing
@@ -312,28 +324,26 @@ impl Context {
                 .tuner
                 .record(ROUTINE, &class.key(), chosen.name(), ShapeClass::parse)?
         };
-        log::info!(
-            "sgemm tuned {}x{}x{} (class {class}): {} -> {}; saved to {}",
-            s.m,
-            s.n,
-            s.k,
-            timings
-                .iter()
-                .map(|(k, t)| format!("{} {:.3} ms", k.name(), t.as_secs_f64() * 1e3))
-                .collect::<Vec<_>>()
-                .join(", "),
-            chosen.name(),
-            saved_to
-                .as_ref()
-                .map_or("nowhere (tuning off)".into(), |p| p.display().to_string())
-        );
-        Ok(TuneReport {
+        let report = TuneReport {
             class,
             shape: (s.m, s.n, s.k),
             timings,
             chosen,
             saved_to,
-        })
+        };
+        log::info!(
+            "sgemm tuned {}x{}x{} (class {}): {report} -> {}; saved to {}",
+            s.m,
+            s.n,
+            s.k,
+            report.class,
+            chosen.name(),
+            report
+                .saved_to
+                .as_ref()
+                .map_or("nowhere (tuning off)".into(), |p| p.display().to_string())
+        );
+        Ok(report)
     }
 }
 
