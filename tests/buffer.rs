@@ -319,3 +319,21 @@ fn asynchronous_readback_returns_the_data_of_the_work_before_it() {
         assert_eq!(x.to_vec().unwrap(), vec![1.0, 2.0]);
     }
 }
+
+#[test]
+fn large_reads_split_over_threads_return_every_element() {
+    // Above 2^21 floats the copies out of (and into) mapped pixel buffers run on several
+    // threads; every element, the pieces' edges included, must arrive in place.
+    let ctx = Context::new().unwrap();
+    let mut r = rng(71);
+    let len = 3 * (1 << 21) + 5;
+    let data = reals(&mut r, len);
+    let mut b = ctx.zeros(len).unwrap();
+    b.write_staged(&data).unwrap();
+    let mut out = vec![f32::NAN; len];
+    b.read_async().unwrap().wait_into(&mut out).unwrap();
+    assert_same_slices("read_async", &out, &data);
+    let mut prefix = vec![f32::NAN; len - 3];
+    b.read_into(&mut prefix).unwrap();
+    assert_same_slices("read_into prefix", &prefix, &data[..len - 3]);
+}

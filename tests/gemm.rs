@@ -172,7 +172,7 @@ fn run_case(ctx: &Context, r: &mut StdRng, cs: &Case, kernels: &[GemmKernel]) {
 }
 
 /// Every kernel a caller (or the tuner) can pick, and `Auto`.
-const KERNELS: [GemmKernel; 8] = [
+const KERNELS: [GemmKernel; 10] = [
     GemmKernel::Generic,
     GemmKernel::Vec4,
     GemmKernel::Mrt4,
@@ -180,6 +180,8 @@ const KERNELS: [GemmKernel; 8] = [
     GemmKernel::Strip1,
     GemmKernel::Strip4,
     GemmKernel::Strip8,
+    GemmKernel::Tile8,
+    GemmKernel::Tile16,
     GemmKernel::Auto,
 ];
 

@@ -301,7 +301,8 @@ impl Buffer {
         gl.check("uploading a buffer through a pixel-unpack buffer")
     }
 
-    /// Copies the first `out.len()` floats into `out` (a prefix, or the whole buffer).
+    /// Copies the first `out.len()` floats into `out` (a prefix, or the whole buffer). On
+    /// hardware devices, reads of 2^22 floats and more go through a pixel-pack buffer.
     pub fn read_into(&self, out: &mut [f32]) -> Result<()> {
         if out.len() > self.len() {
             return Err(Error::LengthMismatch {
@@ -313,8 +314,23 @@ impl Buffer {
         let gl = self.ctx.enter()?;
         let s = self.surface();
         let l = self.layout;
-        let (rows, rest) = l.split_rows(out.len());
         let row_floats = l.row_floats();
+        if !self.ctx.is_software() && out.len() >= PACKED_READ_FLOATS {
+            // Through a pixel-pack buffer: the GPU copies at bus speed and the host copies
+            // out of the mapping on several threads (2x glReadPixels into the slice from
+            // 2^22 floats on the H100, BENCHMARKS.md session 7).
+            let rows = out.len().div_ceil(row_floats) as u32;
+            let pb = self
+                .ctx
+                .take_pack_buffer(l.width as usize * rows as usize * 16)?;
+            let r = gl.start_readback(s, rows, pb)?;
+            gl.readback_ready(&r, true);
+            let res = gl.finish_readback(&r, out);
+            self.ctx.give_pack_buffer(gl.end_readback(r));
+            res?;
+            return gl.check("downloading a buffer through a pixel-pack buffer");
+        }
+        let (rows, rest) = l.split_rows(out.len());
         let (head, tail) = out.split_at_mut(rows * row_floats);
         gl.download(s, 0, 0, l.width, rows as u32, head);
         let whole = rest / FLOATS_PER_TEXEL;
@@ -461,9 +477,14 @@ impl Drop for Buffer {
     }
 }
 
+/// Reads of at least this many floats (16 MiB) go through a pixel-pack buffer on hardware
+/// devices ([`Buffer::read_into`]); below it the plain `glReadPixels` into the slice was as
+/// fast or faster.
+pub const PACKED_READ_FLOATS: usize = 1 << 22;
+
 /// Bytes a staged upload copies through its pixel-unpack buffer at a time (the buffer is
 /// kept per context for the next upload).
-pub const STAGING_BYTES: usize = 32 << 20;
+pub const STAGING_BYTES: usize = 64 << 20;
 
 /// A device-to-host copy in flight (see [`Buffer::read_async`]).
 pub struct PendingRead {

@@ -32,6 +32,11 @@ pub struct DeviceInfo {
     /// Whether fragment shaders can write textures through image stores (GL 4.3 or GLES 3.1
     /// with two or more fragment image uniforms).
     pub image_stores: bool,
+    /// `GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS`: storage buffers a fragment shader may read
+    /// (0 before GL 4.3 / GLES 3.1; GLES 3.1 allows 0).
+    pub max_fragment_storage_blocks: u32,
+    /// `GL_MAX_SHADER_STORAGE_BLOCK_SIZE`, bytes (0 before GL 4.3 / GLES 3.1).
+    pub max_storage_block_size: u64,
     /// Whether shaders can mark arithmetic `precise` (GLSL 4.00 and later, GLSL ES 3.20, or
     /// a `gpu_shader5` extension), which keeps the compiler from rewriting it as real
     /// arithmetic. The float-float accumulation of sdsdot and dsdot needs it; without it
@@ -79,6 +84,8 @@ impl DeviceInfo {
             max_fragment_uniform_blocks: s.max_fragment_uniform_blocks,
             uniform_buffer_offset_alignment: s.uniform_buffer_offset_alignment,
             image_stores: s.image_stores,
+            max_fragment_storage_blocks: s.max_fragment_storage_blocks,
+            max_storage_block_size: s.max_storage_block_size,
             float_blend: api != GlApi::Gles
                 || s.extensions.iter().any(|e| e == "GL_EXT_float_blend"),
             software: desc.software,

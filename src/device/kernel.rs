@@ -30,6 +30,8 @@ pub(crate) struct Kernel {
     pub blends: bool,
     /// Whether it writes through image stores (GL 4.3 or GLES 3.1).
     pub stores_images: bool,
+    /// Shader storage blocks it reads (GL 4.3 or GLES 3.1 with fragment storage blocks).
+    pub storage_blocks: u32,
     /// Whether it marks arithmetic `PRECISE` (a macro: `precise` where the dialect has it).
     pub precise: bool,
 }
@@ -59,6 +61,7 @@ impl Kernel {
             block_bytes: 0,
             blends: false,
             stores_images: false,
+            storage_blocks: 0,
             precise: false,
         }
     }
@@ -106,6 +109,12 @@ impl Kernel {
         self
     }
 
+    /// Reads `n` shader storage blocks.
+    pub(crate) const fn storage(mut self, n: u32) -> Self {
+        self.storage_blocks = n;
+        self
+    }
+
     /// The key of the kernel's program in a context's cache.
     pub(crate) fn key(&self) -> (&'static str, &'static str) {
         (self.name, self.defines)
@@ -114,6 +123,7 @@ impl Kernel {
     /// Whether a device with these limits can compile and run the kernel.
     pub(crate) fn runs_on(&self, info: &DeviceInfo) -> bool {
         (info.image_stores || !self.stores_images)
+            && self.storage_blocks <= info.max_fragment_storage_blocks
             && (info.precise_qualifier || !self.precise)
             && self.draw_buffers <= info.max_draw_buffers
             && (!self.blends || info.float_blend)
@@ -124,7 +134,7 @@ impl Kernel {
 
     /// Vertex and fragment source in the dialects of `preludes`.
     pub(crate) fn sources(&self, preludes: &Preludes) -> (String, String) {
-        let prelude = if self.stores_images {
+        let prelude = if self.stores_images || self.storage_blocks > 0 {
             &preludes.images
         } else if self.precise {
             preludes.precise.as_deref().unwrap_or(&preludes.plain)

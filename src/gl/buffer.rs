@@ -38,7 +38,8 @@ impl Gl {
             return Ok(());
         }
         // SAFETY: the mapping covers padded_len floats of the buffer (inside its capacity,
-        // asserted); it is written only while mapped, then unmapped and unbound. The old
+        // asserted; GL aligns mappings to at least 16 bytes), viewed as one slice that no
+        // one else touches; it is written only while mapped, then unmapped and unbound. The old
         // contents are invalidated, so a pending upload from them is not disturbed.
         unsafe {
             self.gl
@@ -56,8 +57,10 @@ impl Gl {
                     code: self.gl.get_error(),
                 });
             }
-            std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len());
-            std::ptr::write_bytes(ptr.add(data.len()), 0, padded_len - data.len());
+            let mapped = std::slice::from_raw_parts_mut(ptr, padded_len);
+            let (head, pad) = mapped.split_at_mut(data.len());
+            super::host_copy::copy(data, head);
+            pad.fill(0.0);
             self.gl.unmap_buffer(glow::PIXEL_UNPACK_BUFFER);
             self.gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
         }
@@ -176,8 +179,8 @@ impl Gl {
             return Ok(());
         }
         // SAFETY: the buffer holds r.bytes bytes written by read_pixels (the fence has been
-        // waited on by the caller); the mapping covers out.len() floats, is read only while
-        // mapped, and is unmapped before the buffer is unbound.
+        // waited on by the caller); the mapping covers out.len() floats (16-byte aligned),
+        // viewed as one slice that nothing writes, is read only while mapped, and is unmapped before the buffer is unbound.
         unsafe {
             self.gl
                 .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(r.pb.buffer));
@@ -194,7 +197,8 @@ impl Gl {
                     code: self.gl.get_error(),
                 });
             }
-            std::ptr::copy_nonoverlapping(ptr as *const f32, out.as_mut_ptr(), out.len());
+            let mapped = std::slice::from_raw_parts(ptr as *const f32, out.len());
+            super::host_copy::copy(mapped, out);
             self.gl.unmap_buffer(glow::PIXEL_PACK_BUFFER);
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
         }
@@ -263,6 +267,17 @@ impl Gl {
                 offset as i32,
                 size as i32,
             )
+        }
+    }
+    /// Points shader-storage binding `binding` at the whole of `bb` (`None` unbinds it).
+    /// Only for kernels whose device has fragment storage blocks.
+    pub(crate) fn bind_storage_buffer(&self, binding: u32, bb: Option<&GlBuffer>) {
+        // SAFETY: the buffer (if any) is a live buffer object of this context; binding a
+        // whole buffer to an indexed target has no range to violate, and a binding index past
+        // the device's limit is a GL error reported by `check`, not undefined behaviour.
+        unsafe {
+            self.gl
+                .bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, bb.map(|b| b.buffer))
         }
     }
 }

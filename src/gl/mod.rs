@@ -14,6 +14,7 @@
 pub(crate) mod buffer;
 mod draw;
 pub(crate) mod egl;
+pub(crate) mod host_copy;
 mod program;
 mod texture;
 
@@ -53,6 +54,10 @@ pub(crate) struct GlStrings {
     /// Whether fragment shaders can write two or more images and a framebuffer without
     /// attachments can be sized (GL 4.3 or GLES 3.1).
     pub image_stores: bool,
+    /// `GL_MAX_FRAGMENT_SHADER_STORAGE_BLOCKS` (0 before GL 4.3 / GLES 3.1).
+    pub max_fragment_storage_blocks: u32,
+    /// `GL_MAX_SHADER_STORAGE_BLOCK_SIZE`, bytes (0 before GL 4.3 / GLES 3.1).
+    pub max_storage_block_size: u64,
     /// The context's version: (major, minor).
     pub version_number: (u32, u32),
     pub extensions: Vec<String>,
@@ -104,7 +109,21 @@ impl Gl {
             } else {
                 0
             };
+            let (max_fragment_storage_blocks, max_storage_block_size) = if images_core {
+                (
+                    self.gl
+                        .get_parameter_i32(glow::MAX_FRAGMENT_SHADER_STORAGE_BLOCKS)
+                        .max(0) as u32,
+                    self.gl
+                        .get_parameter_i64(glow::MAX_SHADER_STORAGE_BLOCK_SIZE)
+                        .max(0) as u64,
+                )
+            } else {
+                (0, 0)
+            };
             GlStrings {
+                max_fragment_storage_blocks,
+                max_storage_block_size,
                 image_stores: images_core
                     && self.framebuffer_parameteri.is_some()
                     && max_fragment_image_uniforms >= 2,

@@ -1,7 +1,9 @@
 //! sgemm's kernels: the public [`GemmKernel`] choice, the fragment kernels behind each
 //! choice, which of them can run a shape on a device, and the default order.
 
-use crate::blas::level3::gemm::plan::{vec4_fits, StripPlan, STRIP_BLOCK_BYTES, STRIP_KC};
+use crate::blas::level3::gemm::plan::{
+    vec4_fits, StripPlan, TilePlan, STRIP_BLOCK_BYTES, STRIP_KC,
+};
 use crate::blas::level3::gemm::shape::GemmShape;
 use crate::device::info::DeviceInfo;
 use crate::device::kernel::Kernel;
@@ -64,8 +66,19 @@ static GEMM_MERGE_STRIP: Kernel = crate::kernel!("level3/gemm_merge_strip.frag")
     .defines("#define KC 2048\n#define BAND 8")
     .header(WINDOW_GLSL);
 
+/// Tile kernel: 8 x 8 tiles, op(A) from a storage buffer, image stores.
+static GEMM_TILE8: Kernel = crate::kernel!("level3/gemm_tile.frag")
+    .defines("#define ROWS 8\n#define UNROLL 4")
+    .storage(1)
+    .image_stores();
+/// Tile kernel: 16 x 8 tiles.
+static GEMM_TILE16: Kernel = crate::kernel!("level3/gemm_tile.frag")
+    .defines("#define ROWS 16\n#define UNROLL 2")
+    .storage(1)
+    .image_stores();
+
 /// The kernels of sgemm.
-pub(crate) const KERNELS: [&Kernel; 13] = [
+pub(crate) const KERNELS: [&Kernel; 15] = [
     &GEMM_GENERIC,
     &GEMM_PACK,
     &GEMM_VEC4,
@@ -79,6 +92,8 @@ pub(crate) const KERNELS: [&Kernel; 13] = [
     &GEMM_STRIP4,
     &GEMM_STRIP8,
     &GEMM_MERGE_STRIP,
+    &GEMM_TILE8,
+    &GEMM_TILE16,
 ];
 
 /// Which sgemm kernel runs. `Auto` is the default; the others exist so that tests and
@@ -108,6 +123,14 @@ pub enum GemmKernel {
     Strip4,
     /// The strip kernel with eight strips per draw.
     Strip8,
+    /// Tile kernel: each fragment computes an 8 x 8 tile of C over all of k in registers and
+    /// writes it through image stores; op(A) is read from a storage buffer, op(B) from a
+    /// packed texture: 64 multiply-adds per two texel fetches and two vec4 loads. Needs
+    /// GL 4.3 or GLES 3.1 with fragment storage blocks and image stores, and packed op(A)
+    /// within the device's largest storage block.
+    Tile8,
+    /// The tile kernel with 16 x 8 tiles: 128 multiply-adds per two fetches and four loads.
+    Tile16,
 }
 
 impl GemmKernel {
@@ -117,7 +140,7 @@ impl GemmKernel {
     }
 
     /// Every kernel a caller can name, `Auto` excepted.
-    pub const ALL: [GemmKernel; 7] = [
+    pub const ALL: [GemmKernel; 9] = [
         GemmKernel::Generic,
         GemmKernel::Vec4,
         GemmKernel::Mrt4,
@@ -125,6 +148,8 @@ impl GemmKernel {
         GemmKernel::Strip1,
         GemmKernel::Strip4,
         GemmKernel::Strip8,
+        GemmKernel::Tile8,
+        GemmKernel::Tile16,
     ];
 
     /// The name of the kernel as the tuning cache and the benchmarks spell it.
@@ -138,6 +163,8 @@ impl GemmKernel {
             GemmKernel::Strip1 => "Strip1",
             GemmKernel::Strip4 => "Strip4",
             GemmKernel::Strip8 => "Strip8",
+            GemmKernel::Tile8 => "Tile8",
+            GemmKernel::Tile16 => "Tile16",
         }
     }
 
@@ -158,6 +185,16 @@ impl GemmKernel {
             GemmKernel::Strip1 => (&GEMM_STRIP1, Some(&GEMM_MERGE_STRIP)),
             GemmKernel::Strip4 => (&GEMM_STRIP4, Some(&GEMM_MERGE_STRIP)),
             GemmKernel::Strip8 => (&GEMM_STRIP8, Some(&GEMM_MERGE_STRIP)),
+            GemmKernel::Tile8 => (&GEMM_TILE8, Some(&GEMM_MERGE)),
+            GemmKernel::Tile16 => (&GEMM_TILE16, Some(&GEMM_MERGE)),
+        }
+    }
+
+    /// Rows of C per fragment of a tile kernel.
+    pub(crate) fn tile_rows(self) -> usize {
+        match self {
+            GemmKernel::Tile16 => 16,
+            _ => 8,
         }
     }
 
@@ -188,6 +225,9 @@ impl GemmKernel {
                         && p.band_width <= max
                         && p.target_height() <= max
                 }
+                GemmKernel::Tile8 | GemmKernel::Tile16 => {
+                    TilePlan::new(s, self.tile_rows()).fits(s, max, info.max_storage_block_size)
+                }
             }
     }
 }
@@ -211,9 +251,11 @@ pub(crate) fn candidates(info: &DeviceInfo, s: &GemmShape) -> Vec<GemmKernel> {
 pub(crate) const SMALL_WORK: usize = 1 << 21;
 
 /// The kernel `Auto` uses without a tuning choice: the first that runs of an order fixed by
-/// measurement (BENCHMARKS.md, `examples/tune.rs`). On the H100 the strip kernel is 2x the
-/// others; on llvmpipe, whose uniform-block reads inside a loop are per-lane gathers, the
-/// 4 x 8 register tile is a little ahead. On hardware, products below [`SMALL_WORK`]
+/// measurement (BENCHMARKS.md, `examples/tune.rs`). On the H100 the strip kernel is 2.7x the
+/// register-tiled ones and 1.15x the 8 x 8 tile kernel (the next where the strip kernel
+/// cannot run); on llvmpipe, whose uniform-block reads inside a loop are per-lane gathers, the
+/// 16 x 8 tile kernel leads from 1024^3 (up to 1.3x the others) and the 4 x 8 register tile
+/// follows, for devices without storage blocks in fragment shaders. On hardware, products below [`SMALL_WORK`]
 /// multiply-adds take the generic kernel: their time is the call's fixed cost whatever the kernel, and it is one
 /// small program to compile, where the strip kernel and its passes are several (a program's
 /// first sgemm 64 on the H100 with an empty driver cache: 245 ms with Strip4, most of it
@@ -223,14 +265,16 @@ pub(crate) fn default_kernel(info: &DeviceInfo, s: &GemmShape) -> GemmKernel {
     if !info.software && s.m.saturating_mul(s.n).saturating_mul(s.k) < SMALL_WORK {
         return GemmKernel::Generic;
     }
-    const HARDWARE: [GemmKernel; 5] = [
+    const HARDWARE: [GemmKernel; 6] = [
         GemmKernel::Strip4,
+        GemmKernel::Tile8,
         GemmKernel::Mrt4,
         GemmKernel::Mrt8,
         GemmKernel::Vec4,
         GemmKernel::Generic,
     ];
-    const SOFTWARE: [GemmKernel; 5] = [
+    const SOFTWARE: [GemmKernel; 6] = [
+        GemmKernel::Tile16,
         GemmKernel::Mrt8,
         GemmKernel::Strip4,
         GemmKernel::Mrt4,

@@ -3,11 +3,14 @@
 //! kernel; nothing here chooses.
 
 use crate::blas::level3::gemm::kernel::{GemmKernel, GEMM_GENERIC, GEMM_PACK, GEMM_PACK_STRIP};
-use crate::blas::level3::gemm::plan::{StripPlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC};
+use crate::blas::level3::gemm::plan::{
+    StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
+};
 use crate::blas::level3::gemm::shape::{GemmShape, Operand, Window};
 use crate::blas::passes::in_spans;
 use crate::device::buffer::Buffer;
 use crate::device::context::Inner;
+use crate::device::kernel::Kernel;
 use crate::error::Result;
 use crate::gl::{Gl, Program, Rect, Surface};
 
@@ -115,13 +118,25 @@ fn pack(
     height: usize,
     quads: bool,
 ) -> Result<Surface> {
-    let prog = inner.program(&GEMM_PACK)?;
     let (w, h) = if quads {
         (2 * rows.div_ceil(16).max(1), 2 * height.max(1))
     } else {
         (rows.div_ceil(4).max(1), height.max(1))
     };
-    let (w, h) = (w as u32, h as u32);
+    pack_sized(inner, src, op, (rows, cols), (w as u32, h as u32), quads)
+}
+
+/// [`pack`] into a `w` x `h` texture (at least the size `pack` gives; texels past the
+/// operand are zero).
+fn pack_sized(
+    inner: &Inner,
+    src: &Buffer,
+    op: Operand,
+    (rows, cols): (usize, usize),
+    (w, h): (u32, u32),
+    quads: bool,
+) -> Result<Surface> {
+    let prog = inner.program(&GEMM_PACK)?;
     let out = inner.take_surface(w, h)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
@@ -136,16 +151,49 @@ fn pack(
     Ok(out)
 }
 
+/// The merge pass every packed path ends with: `merge` reads the product textures
+/// `prods` (uniform names and surfaces, on texture units 0, 1, ...) and C (on the next unit),
+/// `extra` sets the pass's own uniforms, and alpha*product + beta*C lands in a new texture
+/// shaped like C's. The product textures go back to the pool.
+fn merge_into_c(
+    inner: &Inner,
+    call: &GemmCall,
+    merge: Option<&'static Kernel>,
+    prods: Vec<(&'static str, Surface)>,
+    extra: impl FnOnce(&Gl, &Program),
+) -> Result<Surface> {
+    let prog = inner.program(merge.expect("the packed kernels have a merge pass"))?;
+    let cl = call.c.layout();
+    let out = inner.take_surface(cl.width, cl.height)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    for (i, (name, p)) in prods.iter().enumerate() {
+        gl.set_texture(&prog, name, i as u32, p);
+    }
+    call.c.bind(gl, &prog, prods.len() as u32, "c", "c_width");
+    extra(gl, &prog);
+    set_update_uniforms(gl, &prog, call.s, call.alpha, call.beta);
+    gl.draw_rects(&[&out], &[call.rect()], |_| {});
+    for (_, p) in prods {
+        inner.give_surface(p);
+    }
+    Ok(out)
+}
+
+/// Names of the product textures of the 8-target merges.
+const PRODUCTS: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+
+/// The operand op(M)^T, whose packing puts 4 columns of op(M) in a texel.
+fn by_columns(op: Operand) -> Operand {
+    Operand {
+        trans: !op.trans,
+        ..op
+    }
+}
+
 /// Vectorised path: pack op(A) and op(B), multiply, merge into a new C texture.
 fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
-    let GemmCall {
-        s,
-        alpha,
-        a,
-        b,
-        beta,
-        c,
-    } = *call;
+    let GemmCall { s, a, b, .. } = *call;
     let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
     let ap = pack(inner, a, s.a, s.m, s.k, 4 * kb, false)?;
     let bp = pack(inner, b, s.b, s.k, s.n, s.n, false)?;
@@ -161,31 +209,14 @@ fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
     inner.give_surface(ap);
     inner.give_surface(bp);
 
-    let prog = inner.program(merge.expect("Vec4 has a merge pass"))?;
-    let cl = c.layout();
-    let out = inner.take_surface(cl.width, cl.height)?;
-    gl.use_program(&prog);
-    gl.set_texture(&prog, "prod", 0, &prod);
-    c.bind(gl, &prog, 1, "c", "c_width");
-    set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw_rects(&[&out], &[call.rect()], |_| {});
-    inner.give_surface(prod);
-    Ok(out)
+    merge_into_c(inner, call, merge, vec![("prod", prod)], |_, _| {})
 }
 
 /// Register-tiled path (`kernel` Mrt4 or Mrt8): pack op(A) and op(B), multiply into `cols`
 /// targets, merge into C.
 fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
-    let GemmCall {
-        s,
-        alpha,
-        a,
-        b,
-        beta,
-        c,
-    } = *call;
+    let GemmCall { s, a, b, .. } = *call;
     let (mul, merge) = kernel.kernels();
-    let merge = merge.expect("the register-tiled kernels have a merge pass");
     let cols = mul.draw_buffers as usize;
     let (mb, kb, nb) = (s.m.div_ceil(4), s.k.div_ceil(4), s.n.div_ceil(cols));
     let ap = pack(inner, a, s.a, s.m, s.k, 4 * kb, false)?;
@@ -206,34 +237,14 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     inner.give_surface(ap);
     inner.give_surface(bp);
 
-    const NAMES: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
-    let prog = inner.program(merge)?;
-    let cl = c.layout();
-    let out = inner.take_surface(cl.width, cl.height)?;
-    gl.use_program(&prog);
-    for (i, p) in prods.iter().enumerate() {
-        gl.set_texture(&prog, NAMES[i], i as u32, p);
-    }
-    c.bind(gl, &prog, cols as u32, "c", "c_width");
-    set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw_rects(&[&out], &[call.rect()], |_| {});
-    for p in prods {
-        inner.give_surface(p);
-    }
-    Ok(out)
+    let prods = PRODUCTS.into_iter().zip(prods).collect();
+    merge_into_c(inner, call, merge, prods, |_, _| {})
 }
 
 /// Strip path: pack op(A) into uniform blocks and op(B) into rows of 4 columns, multiply
 /// strip by strip (chunks of k after the first add by blending), merge into C.
 fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
-    let GemmCall {
-        s,
-        alpha,
-        a,
-        b,
-        beta,
-        c,
-    } = *call;
+    let GemmCall { s, a, b, .. } = *call;
     let (mul, merge) = kernel.kernels();
     let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
     let plan = StripPlan::new(s, mul.uniform_blocks as usize, align);
@@ -256,16 +267,12 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
     gl.copy_to_block_buffer(&ap, &blocks);
     inner.give_surface(ap);
 
-    // op(B) transposed into texels of 4 columns: texel (j, l) = op(B)(l, 4j..4j+3), with
-    // zero rows up to a multiple of 4 (the kernel steps k by 4).
-    let b_transposed = Operand {
-        trans: !s.b.trans,
-        ..s.b
-    };
+    // op(B) by columns, in texels of 4: texel (j, l) = op(B)(l, 4j..4j+3), with zero rows
+    // up to a multiple of 4 (the kernel steps k by 4).
     let bt = pack(
         inner,
         b,
-        b_transposed,
+        by_columns(s.b),
         s.n,
         s.k,
         s.k.next_multiple_of(4),
@@ -334,22 +341,52 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
     inner.give_surface(bt);
     inner.give_block_buffer(blocks);
 
-    let prog = inner.program(merge.expect("the strip kernels have a merge pass"))?;
-    let cl = c.layout();
-    let out = inner.take_surface(cl.width, cl.height)?;
+    let prods = PRODUCTS.into_iter().zip(prods).collect();
+    merge_into_c(inner, call, merge, prods, |gl, prog| {
+        gl.set_i32(prog, "band_width", plan.band_width as i32)
+    })
+}
+
+/// Tile path (`kernel` Tile8 or Tile16): pack op(A) into a storage buffer and op(B) into
+/// texels of 4 columns, multiply whole tiles into a product texture through image stores,
+/// merge into C.
+fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+    let GemmCall { s, a, b, .. } = *call;
+    let plan = TilePlan::new(s, kernel.tile_rows());
+    let (mul, merge) = kernel.kernels();
+    let ap = pack_sized(
+        inner,
+        a,
+        s.a,
+        (s.m, s.k),
+        (plan.a_width as u32, plan.k as u32),
+        false,
+    )?;
+    let a_buf = inner.take_block_buffer(plan.a_bytes())?;
+    let gl = inner.enter()?;
+    gl.copy_to_block_buffer(&ap, &a_buf);
+    inner.give_surface(ap);
+    let bt = pack_sized(
+        inner,
+        b,
+        by_columns(s.b),
+        (s.n, s.k),
+        (plan.b_width as u32, plan.k as u32),
+        false,
+    )?;
+    let prod = inner.take_surface(s.m.div_ceil(4).max(1) as u32, s.n.max(1) as u32)?;
+    let prog = inner.program(mul)?;
     gl.use_program(&prog);
-    const NAMES: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
-    for (i, p) in prods.iter().enumerate() {
-        gl.set_texture(&prog, NAMES[i], i as u32, p);
-    }
-    c.bind(gl, &prog, 8, "c", "c_width");
-    gl.set_i32(&prog, "band_width", plan.band_width as i32);
-    set_update_uniforms(gl, &prog, s, alpha, beta);
-    gl.draw_rects(&[&out], &[call.rect()], |_| {});
-    for p in prods {
-        inner.give_surface(p);
-    }
-    Ok(out)
+    gl.set_texture(&prog, "bt", 0, &bt);
+    gl.set_i32(&prog, "k", s.k as i32);
+    gl.set_i32(&prog, "a_width", plan.a_width as i32);
+    gl.bind_storage_buffer(0, Some(&a_buf));
+    gl.draw_image_stores(&[&prod], plan.grid.0 as u32, plan.grid.1 as u32);
+    gl.bind_storage_buffer(0, None);
+    inner.give_surface(bt);
+    inner.give_block_buffer(a_buf);
+
+    merge_into_c(inner, call, merge, vec![("prod", prod)], |_, _| {})
 }
 
 /// `alpha*op(A)*op(B) + beta*C` of `call` with `kernel` (one that runs the shape), as a new
@@ -363,5 +400,6 @@ pub(crate) fn multiply(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Re
         GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
             strip_passes(inner, kernel, call)
         }
+        GemmKernel::Tile8 | GemmKernel::Tile16 => tile_passes(inner, kernel, call),
     }
 }

@@ -88,6 +88,55 @@ impl StripPlan {
     }
 }
 
+/// The sizes of a tile-kernel sgemm: fragments of `rows` x 8 tiles of C, op(A) in a
+/// storage buffer, op(B) in a texture of 4-column texels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TilePlan {
+    /// Rows of C per fragment (8 or 16; `ROWS` in the kernel's defines).
+    pub rows: usize,
+    /// vec4 of packed op(A) per value of k: `rows / 4` per tile row, every tile row whole.
+    pub a_width: usize,
+    /// Texels of packed op(B) per value of k: two per fragment column.
+    pub b_width: usize,
+    /// The grid of fragments: (columns of 8, rows of `rows`).
+    pub grid: (usize, usize),
+    /// Values of k (rows of both packed operands; at least 1).
+    pub k: usize,
+}
+
+impl TilePlan {
+    /// The plan for shape `s` with tiles of `rows` rows.
+    pub(crate) fn new(s: &GemmShape, rows: usize) -> Self {
+        let (gx, gy) = (s.n.div_ceil(8).max(1), s.m.div_ceil(rows).max(1));
+        TilePlan {
+            rows,
+            a_width: rows / 4 * gy,
+            b_width: 2 * gx,
+            grid: (gx, gy),
+            k: s.k.max(1),
+        }
+    }
+
+    /// Bytes of the storage buffer of packed op(A).
+    pub(crate) fn a_bytes(&self) -> usize {
+        16 * self.a_width * self.k
+    }
+
+    /// Whether the packed operands, the grid and the product fit a device whose textures
+    /// are at most `max` texels on a side and whose storage blocks hold `max_block` bytes.
+    pub(crate) fn fits(&self, s: &GemmShape, max: usize, max_block: u64) -> bool {
+        self.a_width <= max
+            && self.b_width <= max
+            && self.k <= max
+            && self.grid.0 <= max
+            && self.grid.1 <= max
+            && s.m.div_ceil(4) <= max
+            && s.n <= max
+            && self.a_bytes() as u64 <= max_block
+            && self.a_bytes() <= i32::MAX as usize
+    }
+}
+
 /// Whether the packed textures of the vectorised path fit a device with textures of at most
 /// `max` texels on a side.
 pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
@@ -99,6 +148,32 @@ pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tile_plans_cover_every_row_and_column_with_whole_tiles() {
+        for (m, n, k, rows) in [
+            (1, 1, 0, 16),
+            (17, 9, 3, 16),
+            (16, 8, 5, 8),
+            (100, 37, 7, 8),
+        ] {
+            let p = TilePlan::new(&GemmShape::plain(m, n, k), rows);
+            assert!(p.grid.1 * rows >= m && (p.grid.1 - 1) * rows < m.max(1));
+            assert!(p.grid.0 * 8 >= n && (p.grid.0 - 1) * 8 < n.max(1));
+            // Every vec4 of A a fragment row reads, and both texels of B a column reads.
+            assert_eq!(p.a_width, rows / 4 * p.grid.1);
+            assert_eq!(p.b_width, 2 * p.grid.0);
+            assert!(4 * p.a_width >= m && 4 * p.b_width >= n);
+            assert_eq!(p.a_bytes(), 16 * p.a_width * k.max(1));
+            assert!(p.fits(&GemmShape::plain(m, n, k), 1 << 14, 1 << 30));
+        }
+        let big = GemmShape::plain(8192, 8192, 8192);
+        let p = TilePlan::new(&big, 16);
+        assert_eq!(p.a_bytes(), 8192 * 8192 * 4);
+        assert!(p.fits(&big, 32768, 1 << 31));
+        assert!(!p.fits(&big, 32768, 1 << 27), "storage block too small");
+        assert!(!p.fits(&big, 4096, 1 << 31), "k taller than a texture");
+    }
 
     #[test]
     fn packed_blocks_hold_the_k_values_the_kernel_reads_at_aligned_offsets() {
