@@ -391,9 +391,7 @@ impl SharedBuffer {
     }
 
     fn handle(&self) -> SharedContext {
-        SharedContext {
-            shared: self.shared.clone(),
-        }
+        handle(&self.shared)
     }
 
     /// The whole buffer as a new vector.
@@ -465,6 +463,13 @@ impl SharedBuffer {
     }
 }
 
+/// A handle on the GL thread behind `shared`, for a buffer or pending read to post calls to.
+fn handle(shared: &Arc<Shared>) -> SharedContext {
+    SharedContext {
+        shared: shared.clone(),
+    }
+}
+
 impl Drop for SharedBuffer {
     fn drop(&mut self) {
         // Never blocks; a gone thread has freed everything already.
@@ -495,19 +500,14 @@ impl SharedPendingRead {
     /// Whether the data has arrived (never waits for the GPU).
     pub fn is_ready(&self) -> Result<bool> {
         let id = self.id;
-        let h = SharedContext {
-            shared: self.shared.clone(),
-        };
-        h.call(move |st| st.reads.get(&id).ok_or(Error::Disconnected)?.is_ready())
+        handle(&self.shared)
+            .call(move |st| st.reads.get(&id).ok_or(Error::Disconnected)?.is_ready())
     }
 
     /// Waits for the data and returns it.
     pub fn wait(self) -> Result<Vec<f32>> {
         let id = self.id;
-        let h = SharedContext {
-            shared: self.shared.clone(),
-        };
-        h.call(move |st| st.reads.remove(&id).ok_or(Error::Disconnected)?.wait())
+        handle(&self.shared).call(move |st| st.reads.remove(&id).ok_or(Error::Disconnected)?.wait())
     }
 }
 
