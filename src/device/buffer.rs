@@ -311,25 +311,16 @@ impl Buffer {
                 actual: out.len(),
             });
         }
-        let gl = self.ctx.enter()?;
-        let s = self.surface();
-        let l = self.layout;
-        let row_floats = l.row_floats();
         if !self.ctx.is_software() && out.len() >= PACKED_READ_FLOATS {
             // Through a pixel-pack buffer: the GPU copies at bus speed and the host copies
             // out of the mapping on several threads (2x glReadPixels into the slice from
             // 2^22 floats on the H100, BENCHMARKS.md session 7).
-            let rows = out.len().div_ceil(row_floats) as u32;
-            let pb = self
-                .ctx
-                .take_pack_buffer(l.width as usize * rows as usize * 16)?;
-            let r = gl.start_readback(s, rows, pb)?;
-            gl.readback_ready(&r, true);
-            let res = gl.finish_readback(&r, out);
-            self.ctx.give_pack_buffer(gl.end_readback(r));
-            res?;
-            return gl.check("downloading a buffer through a pixel-pack buffer");
+            return self.start_read(out.len())?.wait_into(out);
         }
+        let gl = self.ctx.enter()?;
+        let s = self.surface();
+        let l = self.layout;
+        let row_floats = l.row_floats();
         let (rows, rest) = l.split_rows(out.len());
         let (head, tail) = out.split_at_mut(rows * row_floats);
         gl.download(s, 0, 0, l.width, rows as u32, head);
@@ -412,7 +403,13 @@ impl Buffer {
     /// # Ok::<(), fragblas::Error>(())
     /// ```
     pub fn read_async(&self) -> Result<PendingRead> {
-        let rows = self.len().div_ceil(self.layout.row_floats()) as u32;
+        self.start_read(self.len())
+    }
+
+    /// Starts reading the first `floats` floats (the whole rows that hold them) into a
+    /// pixel-pack buffer behind a fence.
+    fn start_read(&self, floats: usize) -> Result<PendingRead> {
+        let rows = floats.div_ceil(self.layout.row_floats()) as u32;
         let pb = self
             .ctx
             .take_pack_buffer(self.layout.width as usize * rows as usize * 16)?;
@@ -422,7 +419,7 @@ impl Buffer {
         Ok(PendingRead {
             ctx: self.ctx.clone(),
             readback: Some(readback),
-            len: self.len(),
+            len: floats,
         })
     }
 

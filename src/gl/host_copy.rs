@@ -2,7 +2,9 @@
 //! copy is large: one thread's `memcpy` into or out of a driver's mapped memory moves far less
 //! than the bus does (BENCHMARKS.md, session 7).
 
-/// Copies below this many floats (8 MiB) stay on the calling thread: starting threads costs
+use std::sync::OnceLock;
+
+/// Floats per copying thread (8 MiB); shorter copies stay on the calling thread: starting threads costs
 /// tens of microseconds.
 const PARALLEL_FLOATS: usize = 1 << 21;
 
@@ -15,12 +17,15 @@ pub(crate) fn threads_for(len: usize, parallelism: usize) -> usize {
 /// `dst.copy_from_slice(src)`, in equal pieces on [`threads_for`] threads.
 pub(crate) fn copy(src: &[f32], dst: &mut [f32]) {
     assert_eq!(src.len(), dst.len(), "host copy of unequal lengths");
-    if src.len() < 2 * PARALLEL_FLOATS {
+    // Asked once: `available_parallelism` reads the cgroup's quota on Linux.
+    static PARALLELISM: OnceLock<usize> = OnceLock::new();
+    let par =
+        *PARALLELISM.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let t = threads_for(src.len(), par);
+    if t == 1 {
         dst.copy_from_slice(src);
         return;
     }
-    let par = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let t = threads_for(src.len(), par);
     let piece = src.len().div_ceil(t);
     std::thread::scope(|scope| {
         for (d, s) in dst.chunks_mut(piece).zip(src.chunks(piece)) {

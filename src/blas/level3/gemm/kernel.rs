@@ -199,7 +199,7 @@ impl GemmKernel {
     }
 
     /// Whether the kernel can run on `info`'s device for shape `s` (draw buffers, uniform
-    /// blocks, and the sizes of its scratch textures).
+    /// and storage blocks, image stores, and the sizes of its scratch textures and buffers).
     pub(crate) fn runs(self, info: &DeviceInfo, s: &GemmShape) -> bool {
         let max = info.max_texture_size as usize;
         // A BLAS dimension is an i32; anything larger (only `sgemm_kernel_for` and
