@@ -462,7 +462,7 @@ fn every_fan_in_gives_the_same_exact_sums() {
         let want = cpu::sdot(n, &x, 1, &y, 1);
         let want_asum = cpu::sasum(n, &x, 1);
         let want_max = cpu::isamax(n, &x, 1);
-        for fan_in in [2, 3, 4, 8, 16, 64] {
+        for fan_in in [2, 3, 4, 5, 7, 8, 16, 64] {
             ctx.set_reduce_fan_in(fan_in).unwrap();
             assert_eq!(
                 ctx.sdot(n, &gx, 1, &gy, 1).unwrap(),

@@ -139,12 +139,14 @@ fn legend(software: bool, cpu: &str, threads: usize) -> String {
         "Columns: cpu = the CPU BLAS on host data, back-to-back calls as a loop in a program\n\
          makes them; gpu res = fragblas on data already on the GPU, up to the moment the host\n\
          has (a part of) the result; gpu e2e = the host API call: upload, compute, download.\n\
-         Times are medians (the two GPU modes interleaved run by run). speedup = cpu time /\n\
-         gpu time, resident and end to end. GFLOP/s and GB/s are of the resident run; GB/s\n\
-         counts the bytes the definition must move (each operand read once, each output\n\
-         written once). ceiling = resident GFLOP/s over the fragment FMA ceiling (flop-bound\n\
-         rows, marked F) or GB/s over the read-bandwidth ceiling (byte-bound rows, marked B),\n\
-         both measured on this device just now. A ~ after the e2e speed-up: the end-to-end\n\
+         Times are medians: on a GPU, resident runs back to back after 0.3 s of the same call\n\
+         (clocks up), then the end-to-end runs; on a software device the two GPU modes\n\
+         interleaved run by run. speedup = cpu time / gpu time, resident and end to end.\n\
+         GFLOP/s and GB/s are of the resident run; GB/s counts the bytes the definition\n\
+         must move (each operand read once, each output written once). ceiling = resident\n\
+         GFLOP/s over the fragment FMA ceiling (flop-bound rows, marked F) or GB/s over the\n\
+         read-bandwidth ceiling (byte-bound rows, marked B), both measured on this device\n\
+         just now. A ~ after the e2e speed-up: the end-to-end\n\
          median came out below the resident one by less than the runs' spread (noise); a !\n\
          there: by more (unexplained; please report).\n",
     );

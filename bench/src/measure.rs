@@ -51,16 +51,24 @@ struct Times {
 /// default `THREAD_TIMEOUT`, 2^28 cycles, at about 3 GHz).
 const OPENBLAS_SPIN: Duration = Duration::from_millis(100);
 
+/// How long a hardware device runs a row's resident call before its timed runs. GPU clocks
+/// fall within a fraction of a second of idling (H100: SM clock 1980 -> 345-765 MHz while
+/// the host uploads) and come back only after about 0.1-0.2 s of sustained work
+/// (`examples/level1_stability.rs`, BENCHMARKS.md session 8).
+const SPIN_UP: Duration = Duration::from_millis(300);
+
 /// Times one row's three modes, each the median of its runs after one untimed run:
 ///
-/// - the two GPU modes first, interleaved (a resident run, an end-to-end run, and again),
-///   so that both see the same machine state and neither is timed in the other's wake;
-///   `resident` must end by reading (part of) its result, the way a program gets one;
+/// - on a hardware device, the resident call repeated for [`SPIN_UP`] (clocks up), then its
+///   timed runs back to back, then the end-to-end runs (their host copies idle the GPU, so
+///   a resident run timed right after one would run at falling clocks);
+/// - on a software device, the two GPU modes interleaved (a resident run, an end-to-end
+///   run, and again), so that both see the same machine state, after OpenBLAS's threads of
+///   the previous row stop spinning (the GPU's cores are the CPU BLAS's);
 /// - then the CPU BLAS, back to back, as a loop of calls in a program sees it (OpenBLAS's
 ///   threads stay awake between calls).
 ///
-/// On a software device the GPU's cores are the CPU BLAS's, so the GPU runs wait until
-/// OpenBLAS's threads of the previous row stop spinning.
+/// `resident` must end by reading (part of) its result, the way a program gets one.
 fn time_modes(
     software: bool,
     budget: Duration,
@@ -68,21 +76,40 @@ fn time_modes(
     mut resident: impl FnMut(),
     mut e2e: impl FnMut(),
 ) -> Times {
+    let (mut res, mut end) = (Vec::new(), Vec::new());
+    let more = |runs: &Vec<f64>, start: Instant, budget: Duration| {
+        runs.len() < 3 || (start.elapsed() < budget && runs.len() < 25)
+    };
+    let timed = |f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        t.elapsed().as_secs_f64()
+    };
     if software {
         std::thread::sleep(OPENBLAS_SPIN);
-    }
-    resident();
-    e2e();
-    let start = Instant::now();
-    let (mut res, mut end) = (Vec::new(), Vec::new());
-    while res.len() < 3 || (start.elapsed() < 2 * budget && res.len() < 25) {
-        let t = Instant::now();
         resident();
-        res.push(t.elapsed().as_secs_f64());
-        let t = Instant::now();
         e2e();
-        end.push(t.elapsed().as_secs_f64());
+        let start = Instant::now();
+        while more(&res, start, 2 * budget) {
+            res.push(timed(&mut resident));
+            end.push(timed(&mut e2e));
+        }
+    } else {
+        let start = Instant::now();
+        while start.elapsed() < SPIN_UP {
+            resident();
+        }
+        let start = Instant::now();
+        while more(&res, start, budget) {
+            res.push(timed(&mut resident));
+        }
+        e2e();
+        let start = Instant::now();
+        while more(&end, start, budget) {
+            end.push(timed(&mut e2e));
+        }
     }
+    // median sorts the runs, which spread needs.
     let (resident, e2e) = (median(&mut res), median(&mut end));
     Times {
         cpu: time_it(budget, &mut cpu),
