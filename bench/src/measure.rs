@@ -6,18 +6,33 @@ use std::time::{Duration, Instant};
 use fragblas::{Buffer, Context};
 use serde::{Deserialize, Serialize};
 
-/// Median of timed runs after one untimed one, repeated until `budget` is spent (at least
-/// 3, at most 25 runs).
+/// Median of timed runs after one untimed one (see [`runs`]).
 fn time_it(budget: Duration, mut f: impl FnMut()) -> f64 {
     f();
+    median(&mut runs(budget, &mut f))
+}
+
+/// Whether a series of timed runs begun at `start` goes on: at least 3 runs, then more
+/// while `budget` lasts, at most 25.
+fn more(runs: &[f64], start: Instant, budget: Duration) -> bool {
+    runs.len() < 3 || (start.elapsed() < budget && runs.len() < 25)
+}
+
+/// Seconds of one call of `f`.
+fn timed(f: &mut dyn FnMut()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+/// The times of `f` called back to back while [`more`] says so.
+fn runs(budget: Duration, f: &mut dyn FnMut()) -> Vec<f64> {
     let start = Instant::now();
     let mut times = Vec::new();
-    while times.len() < 3 || (start.elapsed() < budget && times.len() < 25) {
-        let t = Instant::now();
-        f();
-        times.push(t.elapsed().as_secs_f64());
+    while more(&times, start, budget) {
+        times.push(timed(f));
     }
-    median(&mut times)
+    times
 }
 
 fn median(times: &mut [f64]) -> f64 {
@@ -76,39 +91,26 @@ fn time_modes(
     mut resident: impl FnMut(),
     mut e2e: impl FnMut(),
 ) -> Times {
-    let (mut res, mut end) = (Vec::new(), Vec::new());
-    let more = |runs: &Vec<f64>, start: Instant, budget: Duration| {
-        runs.len() < 3 || (start.elapsed() < budget && runs.len() < 25)
-    };
-    let timed = |f: &mut dyn FnMut()| {
-        let t = Instant::now();
-        f();
-        t.elapsed().as_secs_f64()
-    };
-    if software {
+    let (mut res, mut end) = if software {
         std::thread::sleep(OPENBLAS_SPIN);
         resident();
         e2e();
+        let (mut res, mut end) = (Vec::new(), Vec::new());
         let start = Instant::now();
         while more(&res, start, 2 * budget) {
             res.push(timed(&mut resident));
             end.push(timed(&mut e2e));
         }
+        (res, end)
     } else {
         let start = Instant::now();
         while start.elapsed() < SPIN_UP {
             resident();
         }
-        let start = Instant::now();
-        while more(&res, start, budget) {
-            res.push(timed(&mut resident));
-        }
+        let res = runs(budget, &mut resident);
         e2e();
-        let start = Instant::now();
-        while more(&end, start, budget) {
-            end.push(timed(&mut e2e));
-        }
-    }
+        (res, runs(budget, &mut e2e))
+    };
     // median sorts the runs, which spread needs.
     let (resident, e2e) = (median(&mut res), median(&mut end));
     Times {
