@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::records::{RowLine, Run};
+use crate::records::{DeviceLine, RowLine, Run};
 
 const FONT: &str = "sans-serif";
 
@@ -138,11 +138,7 @@ fn roofline(run: &Run, path: &Path) -> DrawResult {
     let title = format!(
         "fragblas roofline: {} ({}, {})",
         short(&d.device),
-        if d.software {
-            "software rasteriser"
-        } else {
-            "GPU"
-        },
+        kind(d),
         d.date
     );
     let mut chart = ChartBuilder::on(&root)
@@ -306,6 +302,15 @@ fn label_spot(
 }
 
 /// The device name without the driver's parenthesised details.
+/// What kind of device a run measured, for chart titles.
+fn kind(d: &DeviceLine) -> &'static str {
+    if d.software {
+        "software rasteriser"
+    } else {
+        "GPU"
+    }
+}
+
 fn short(device: &str) -> &str {
     device.split(" (").next().unwrap_or(device)
 }
@@ -318,11 +323,7 @@ fn speedup(run: &Run, path: &Path) -> DrawResult {
         "fragblas speed-up over the CPU BLAS: {} ({}, {}); solid line and circles: data \
          resident on the GPU; dashed line and triangles: end to end (upload, compute, download)",
         short(&d.device),
-        if d.software {
-            "software rasteriser"
-        } else {
-            "GPU"
-        },
+        kind(d),
         d.date
     );
     let root = root.titled(&title, (FONT, 15))?;
