@@ -37,6 +37,10 @@ pub(crate) struct Gl {
     framebuffer_parameteri: Option<egl::FramebufferParameteri>,
     /// A framebuffer without attachments, for the kernels that write through image stores.
     image_fbo: glow::Framebuffer,
+    /// Compiled vertex shaders by source (one per prelude: every kernel draws the same
+    /// full-screen triangle), attached to each program linked with that source instead of
+    /// compiled again for it.
+    vertex_shaders: std::cell::RefCell<Vec<(String, glow::Shader)>>,
 }
 
 /// Numbers read off a context once at creation.
@@ -86,6 +90,7 @@ impl Gl {
             vao,
             framebuffer_parameteri: fns.framebuffer_parameteri,
             image_fbo,
+            vertex_shaders: std::cell::RefCell::new(Vec::new()),
         })
     }
 
@@ -179,11 +184,15 @@ impl Gl {
 
     /// Frees the VAO; called once when the owning context is dropped.
     pub(crate) fn release(&self) {
-        // SAFETY: the VAO was created by this context and is deleted once, at teardown.
+        // SAFETY: the VAO, framebuffer and kept vertex shaders were created by this context
+        // and are deleted once, at teardown.
         unsafe {
             self.gl.bind_vertex_array(None);
             self.gl.delete_vertex_array(self.vao);
             self.gl.delete_framebuffer(self.image_fbo);
+            for (_, sh) in self.vertex_shaders.borrow_mut().drain(..) {
+                self.gl.delete_shader(sh);
+            }
         }
     }
 }

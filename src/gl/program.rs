@@ -34,36 +34,29 @@ impl Gl {
         }
     }
 
-    /// Compiles and links a program; failures carry the driver's log.
+    /// Compiles and links a program; failures carry the driver's log. The vertex shader
+    /// object is compiled once per source and kept for every later program.
     pub(crate) fn compile(&self, name: &'static str, vs: &str, fs: &str) -> Result<Program> {
+        let vertex = self.vertex_shader(name, vs)?;
+        let fragment = self.compile_shader(name, glow::FRAGMENT_SHADER, fs)?;
         let gl = &self.gl;
-        // SAFETY: current context; shader objects are deleted on every path.
+        // SAFETY: current context; both shaders belong to it; the fragment shader is
+        // deleted on every path, the kept vertex shader only detached.
         unsafe {
-            let mut shaders = Vec::with_capacity(2);
-            for (kind, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
-                let sh = gl.create_shader(kind).map_err(Error::Context)?;
-                gl.shader_source(sh, src);
-                gl.compile_shader(sh);
-                if !gl.get_shader_compile_status(sh) {
-                    let log = gl.get_shader_info_log(sh);
-                    gl.delete_shader(sh);
-                    for s in shaders {
-                        gl.delete_shader(s);
-                    }
-                    return Err(Error::ShaderCompile { kernel: name, log });
+            let program = match gl.create_program() {
+                Ok(p) => p,
+                Err(e) => {
+                    gl.delete_shader(fragment);
+                    return Err(Error::Context(e));
                 }
-                shaders.push(sh);
-            }
-            let program = gl.create_program().map_err(Error::Context)?;
-            for &s in &shaders {
-                gl.attach_shader(program, s);
-            }
+            };
+            gl.attach_shader(program, vertex);
+            gl.attach_shader(program, fragment);
             gl.link_program(program);
             let ok = gl.get_program_link_status(program);
-            for s in shaders {
-                gl.detach_shader(program, s);
-                gl.delete_shader(s);
-            }
+            gl.detach_shader(program, vertex);
+            gl.detach_shader(program, fragment);
+            gl.delete_shader(fragment);
             if !ok {
                 let log = gl.get_program_info_log(program);
                 gl.delete_program(program);
@@ -74,6 +67,34 @@ impl Gl {
                 program,
                 locations: RefCell::new(HashMap::new()),
             })
+        }
+    }
+
+    /// The compiled vertex shader of source `vs`: kept from an earlier program, or compiled
+    /// now and kept.
+    fn vertex_shader(&self, name: &'static str, vs: &str) -> Result<glow::Shader> {
+        if let Some((_, sh)) = self.vertex_shaders.borrow().iter().find(|(s, _)| s == vs) {
+            return Ok(*sh);
+        }
+        let sh = self.compile_shader(name, glow::VERTEX_SHADER, vs)?;
+        self.vertex_shaders.borrow_mut().push((vs.to_owned(), sh));
+        Ok(sh)
+    }
+
+    /// Compiles one shader; on failure it is deleted and the error carries the driver's log.
+    fn compile_shader(&self, name: &'static str, kind: u32, src: &str) -> Result<glow::Shader> {
+        let gl = &self.gl;
+        // SAFETY: current context; the shader is deleted if it does not compile.
+        unsafe {
+            let sh = gl.create_shader(kind).map_err(Error::Context)?;
+            gl.shader_source(sh, src);
+            gl.compile_shader(sh);
+            if !gl.get_shader_compile_status(sh) {
+                let log = gl.get_shader_info_log(sh);
+                gl.delete_shader(sh);
+                return Err(Error::ShaderCompile { kernel: name, log });
+            }
+            Ok(sh)
         }
     }
 
