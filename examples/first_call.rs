@@ -2,7 +2,8 @@
 //! (which compiles its kernels and allocates its scratch textures) against the second one,
 //! with the result read back each time. Run it with an empty driver shader cache to see a
 //! first run of a program (NVIDIA: `__GL_SHADER_DISK_CACHE_PATH=$(mktemp -d)`), and with
-//! `RUST_LOG=info` to see the device, tuning mode and cache.
+//! `RUST_LOG=info` to see the device, tuning mode and cache (`RUST_LOG=fragblas=debug` adds
+//! each compile, new scratch texture and new buffer with its cost).
 //!
 //! ```text
 //! cargo run --release --example first_call -- 64 1024 4096
@@ -12,8 +13,17 @@ use std::time::Instant;
 use fragblas::{cblas, Context, Layout, Transpose::NoTrans};
 
 fn main() -> Result<(), fragblas::Error> {
-    env_logger::init();
     let start = Instant::now();
+    // Each log line carries the milliseconds since the program started, so that
+    // `RUST_LOG=fragblas=debug` shows where a first call's time goes (compiles, new scratch
+    // textures and buffers, each logged with its own cost).
+    env_logger::Builder::from_default_env()
+        .format(move |buf, record| {
+            use std::io::Write;
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            writeln!(buf, "[{ms:9.2} ms {}] {}", record.level(), record.args())
+        })
+        .init();
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())

@@ -77,7 +77,11 @@ pub(crate) struct Inner {
     id: usize,
     egl: EglContext,
     gl: Gl,
-    pub(crate) info: DeviceInfo,
+    /// What the device reports, everything [`Context::info`] gives but
+    /// `flushes_subnormals` (false here: it is measured on the first `info()` call).
+    pub(crate) caps: DeviceInfo,
+    /// The full info, probed on the first [`Context::info`] call.
+    probed: std::cell::OnceCell<DeviceInfo>,
     width_cap: u32,
     reduce_fan_in: Cell<u32>,
     /// Whether the level-1 update routines write in place through image stores.
@@ -156,12 +160,22 @@ impl Context {
         // Creating a context makes it current (or may leave none current on failure), so
         // whichever of ours was current is not any more.
         CURRENT.with(|c| c.set(0));
+        let started = std::time::Instant::now();
         let (egl, fns, desc, api) = egl::create(device, api)?;
         let gl = Gl::new(fns)?;
         let strings = gl.strings();
+        log::debug!(
+            "GL context created in {:.1} ms (parallel shader compile: {})",
+            ms_since(started),
+            strings
+                .extensions
+                .iter()
+                .any(|e| e.ends_with("_parallel_shader_compile"))
+        );
         let preludes = Preludes::new(api, strings.version_number, &strings.extensions);
-        let flushes = crate::device::probe::flushes_subnormals(&gl, &preludes)?;
-        let info = DeviceInfo::new(strings, &desc, api, flushes)?;
+        // Subnormal arithmetic is probed when `info()` is first asked for: the probe compiles
+        // a program, tens of milliseconds of a first run's cold shader cache.
+        let info = DeviceInfo::new(strings, &desc, api, false)?;
         let width_cap = options
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)
@@ -190,7 +204,8 @@ impl Context {
             id,
             egl,
             gl,
-            info,
+            caps: info,
+            probed: std::cell::OnceCell::new(),
             width_cap,
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
             in_place_level1,
@@ -205,9 +220,21 @@ impl Context {
         })
     }
 
-    /// The device behind this context.
+    /// The device behind this context. The first call measures
+    /// [`DeviceInfo::flushes_subnormals`] with a one-pixel draw; later calls return the same
+    /// info.
     pub fn info(&self) -> &DeviceInfo {
-        &self.inner.info
+        self.inner.probed.get_or_init(|| {
+            let mut info = self.inner.caps.clone();
+            info.flushes_subnormals = self.inner.probe_subnormals();
+            info
+        })
+    }
+
+    /// What the device reports, without probing it: [`Context::info`] but for
+    /// `flushes_subnormals`, which is false here. What the routines consult.
+    pub(crate) fn caps(&self) -> &DeviceInfo {
+        &self.inner.caps
     }
 
     /// Texels per row of this context's buffer textures.
@@ -217,7 +244,7 @@ impl Context {
 
     /// The largest buffer (in floats) this context can hold.
     pub fn max_buffer_len(&self) -> usize {
-        crate::layout::max_floats(self.inner.width_cap, self.inner.info.max_texture_size)
+        crate::layout::max_floats(self.inner.width_cap, self.inner.caps.max_texture_size)
     }
 
     /// Whether sscal, scopy, sswap and saxpy update unit-stride vectors in place through
@@ -284,11 +311,25 @@ impl Inner {
     }
 
     pub(crate) fn is_software(&self) -> bool {
-        self.info.software
+        self.caps.software
     }
 
     pub(crate) fn info_max_texture(&self) -> u32 {
-        self.info.max_texture_size
+        self.caps.max_texture_size
+    }
+
+    /// Whether the pipeline flushes subnormals (see [`crate::device::probe`]). A failed
+    /// probe is logged and answered `true`: the answer that promises no subnormal results.
+    fn probe_subnormals(&self) -> bool {
+        let started = std::time::Instant::now();
+        let r = self
+            .enter()
+            .and_then(|gl| crate::device::probe::flushes_subnormals(gl, &self.preludes));
+        log::debug!("subnormal probe in {:.1} ms", ms_since(started));
+        r.unwrap_or_else(|e| {
+            log::warn!("the subnormal probe failed ({e}); reporting that subnormals flush");
+            true
+        })
     }
 
     pub(crate) fn reduce_fan_in(&self) -> u32 {
@@ -297,7 +338,7 @@ impl Inner {
 
     /// Layout of a buffer of `len` floats in this context.
     pub(crate) fn layout(&self, len: usize) -> Result<TexLayout> {
-        TexLayout::new(len, self.width_cap, self.info.max_texture_size)
+        TexLayout::new(len, self.width_cap, self.caps.max_texture_size)
     }
 
     /// The program of kernel `k`, compiled on first use.
@@ -307,7 +348,9 @@ impl Inner {
         }
         let gl = self.enter()?;
         let (vs, fs) = k.sources(&self.preludes);
+        let started = std::time::Instant::now();
         let p = Rc::new(gl.compile(k.name, &vs, &fs)?);
+        log::debug!("compiled {} in {:.1} ms", k.name, ms_since(started));
         self.programs.borrow_mut().insert(k.key(), p.clone());
         Ok(p)
     }
@@ -390,4 +433,9 @@ impl Drop for Inner {
         // thread.
         CURRENT.with(|c| c.set(0));
     }
+}
+
+/// Milliseconds since `t`, for the debug log of first-use costs.
+fn ms_since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }

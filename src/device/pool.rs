@@ -31,7 +31,13 @@ impl Resources {
         if let Some(s) = self.surfaces.borrow_mut().take(width, height) {
             return Ok(s);
         }
-        gl.create_surface(width, height)
+        let started = std::time::Instant::now();
+        let s = gl.create_surface(width, height)?;
+        log::debug!(
+            "new scratch surface {width}x{height} in {:.2} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        Ok(s)
     }
 
     /// Returns a surface to the pool (or frees it when the pool is full).
@@ -45,7 +51,7 @@ impl Resources {
         if let Some(i) = kept.iter().position(|pb| pb.capacity >= bytes) {
             return Ok(kept.swap_remove(i));
         }
-        gl.create_pack_buffer(bytes)
+        new_buffer("pack", bytes, || gl.create_pack_buffer(bytes))
     }
 
     /// Keeps a pack buffer for reuse: the most recent [`KEPT_PACK_BUFFERS`].
@@ -105,7 +111,7 @@ fn take_kept(
             if let Some(b) = old {
                 gl.delete_buffer(b);
             }
-            create(gl, bytes)
+            new_buffer("kept", bytes, || create(gl, bytes))
         }
     }
 }
@@ -156,4 +162,19 @@ impl SurfacePool {
         }
         self.bytes = 0;
     }
+}
+
+/// Creates a buffer object through `create`, logging what it cost (a first use's cost).
+fn new_buffer(
+    kind: &str,
+    bytes: usize,
+    create: impl FnOnce() -> Result<GlBuffer>,
+) -> Result<GlBuffer> {
+    let started = std::time::Instant::now();
+    let b = create()?;
+    log::debug!(
+        "new {kind} buffer of {bytes} bytes in {:.2} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(b)
 }
