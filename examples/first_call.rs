@@ -35,11 +35,10 @@ fn main() -> Result<(), fragblas::Error> {
     };
     let ctx = Context::new()?;
     let created = start.elapsed();
-    // The device is named at the end: `info()` probes subnormal arithmetic on its first call
-    // (a compile and a draw), which a program that only calls sgemm never pays for.
     println!(
-        "context: {:.1} ms (tuning {:?})",
+        "context: {:.1} ms ({}, tuning {:?})",
         created.as_secs_f64() * 1e3,
+        ctx.info().renderer,
         ctx.tuning()
     );
     for n in sizes {
@@ -81,6 +80,5 @@ fn main() -> Result<(), fragblas::Error> {
         "whole program so far: {:.1} ms",
         start.elapsed().as_secs_f64() * 1e3
     );
-    println!("device: {}", ctx.info().renderer);
     Ok(())
 }

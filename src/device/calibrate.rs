@@ -161,7 +161,7 @@ impl Context {
     /// ```
     pub fn calibrate(&self) -> Result<Ceilings> {
         let inner = &self.inner;
-        let software = self.caps().software;
+        let software = self.info().software;
         let max = inner.info_max_texture();
 
         // Arithmetic: the better of two shapes of multiply-add chains (see calib_fma.frag).
@@ -248,7 +248,7 @@ impl Context {
         let mut image_copy_gbps = 0.0f64;
         for (kernel, per) in CALIB_IMAGE_COPY
             .iter()
-            .filter(|(k, _)| k.runs_on(self.caps()))
+            .filter(|(k, _)| k.runs_on(self.info()))
         {
             let prog = inner.program(kernel)?;
             let grid = side.div_ceil(*per);
@@ -290,7 +290,7 @@ impl Context {
     /// The number of distinct SMs that shade a 1024 x 1024 draw, where the device has
     /// `GL_NV_shader_thread_group` on desktop GL.
     fn fragment_sms(&self) -> Result<Option<u32>> {
-        let info = self.caps();
+        let info = self.info();
         if info.api != crate::GlApi::DesktopGl
             || !info.extensions.iter().any(|e| e == THREAD_GROUP_EXT)
         {

@@ -77,11 +77,7 @@ pub(crate) struct Inner {
     id: usize,
     egl: EglContext,
     gl: Gl,
-    /// What the device reports, everything [`Context::info`] gives but
-    /// `flushes_subnormals` (false here: it is measured on the first `info()` call).
-    pub(crate) caps: DeviceInfo,
-    /// The full info, probed on the first [`Context::info`] call.
-    probed: std::cell::OnceCell<DeviceInfo>,
+    pub(crate) info: DeviceInfo,
     width_cap: u32,
     reduce_fan_in: Cell<u32>,
     /// Whether the level-1 update routines write in place through image stores.
@@ -164,18 +160,16 @@ impl Context {
         let (egl, fns, desc, api) = egl::create(device, api)?;
         let gl = Gl::new(fns)?;
         let strings = gl.strings();
-        log::debug!(
-            "GL context created in {:.1} ms (parallel shader compile: {})",
-            ms_since(started),
-            strings
-                .extensions
-                .iter()
-                .any(|e| e.ends_with("_parallel_shader_compile"))
-        );
+        log::debug!("GL context created in {:.1} ms", ms_since(started));
         let preludes = Preludes::new(api, strings.version_number, &strings.extensions);
-        // Subnormal arithmetic is probed when `info()` is first asked for: the probe compiles
-        // a program, tens of milliseconds of a first run's cold shader cache.
-        let info = DeviceInfo::new(strings, &desc, api, false)?;
+        // The probe is the process's first compile and draw: on a cold driver shader cache it
+        // costs 40-85 ms on the H100, most of which is the driver's own first-use set-up,
+        // paid by whichever compile comes first (measured: probing lazily moved it into the
+        // first routine's call instead; BENCHMARKS.md, session 9).
+        let probed = std::time::Instant::now();
+        let flushes = crate::device::probe::flushes_subnormals(&gl, &preludes)?;
+        log::debug!("subnormal probe in {:.1} ms", ms_since(probed));
+        let info = DeviceInfo::new(strings, &desc, api, flushes)?;
         let width_cap = options
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)
@@ -204,8 +198,7 @@ impl Context {
             id,
             egl,
             gl,
-            caps: info,
-            probed: std::cell::OnceCell::new(),
+            info,
             width_cap,
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
             in_place_level1,
@@ -220,21 +213,9 @@ impl Context {
         })
     }
 
-    /// The device behind this context. The first call measures
-    /// [`DeviceInfo::flushes_subnormals`] with a one-pixel draw; later calls return the same
-    /// info.
+    /// The device behind this context.
     pub fn info(&self) -> &DeviceInfo {
-        self.inner.probed.get_or_init(|| {
-            let mut info = self.inner.caps.clone();
-            info.flushes_subnormals = self.inner.probe_subnormals();
-            info
-        })
-    }
-
-    /// What the device reports, without probing it: [`Context::info`] but for
-    /// `flushes_subnormals`, which is false here. What the routines consult.
-    pub(crate) fn caps(&self) -> &DeviceInfo {
-        &self.inner.caps
+        &self.inner.info
     }
 
     /// Texels per row of this context's buffer textures.
@@ -244,7 +225,7 @@ impl Context {
 
     /// The largest buffer (in floats) this context can hold.
     pub fn max_buffer_len(&self) -> usize {
-        crate::layout::max_floats(self.inner.width_cap, self.inner.caps.max_texture_size)
+        crate::layout::max_floats(self.inner.width_cap, self.inner.info.max_texture_size)
     }
 
     /// Whether sscal, scopy, sswap and saxpy update unit-stride vectors in place through
@@ -311,25 +292,11 @@ impl Inner {
     }
 
     pub(crate) fn is_software(&self) -> bool {
-        self.caps.software
+        self.info.software
     }
 
     pub(crate) fn info_max_texture(&self) -> u32 {
-        self.caps.max_texture_size
-    }
-
-    /// Whether the pipeline flushes subnormals (see [`crate::device::probe`]). A failed
-    /// probe is logged and answered `true`: the answer that promises no subnormal results.
-    fn probe_subnormals(&self) -> bool {
-        let started = std::time::Instant::now();
-        let r = self
-            .enter()
-            .and_then(|gl| crate::device::probe::flushes_subnormals(gl, &self.preludes));
-        log::debug!("subnormal probe in {:.1} ms", ms_since(started));
-        r.unwrap_or_else(|e| {
-            log::warn!("the subnormal probe failed ({e}); reporting that subnormals flush");
-            true
-        })
+        self.info.max_texture_size
     }
 
     pub(crate) fn reduce_fan_in(&self) -> u32 {
@@ -338,7 +305,7 @@ impl Inner {
 
     /// Layout of a buffer of `len` floats in this context.
     pub(crate) fn layout(&self, len: usize) -> Result<TexLayout> {
-        TexLayout::new(len, self.width_cap, self.caps.max_texture_size)
+        TexLayout::new(len, self.width_cap, self.info.max_texture_size)
     }
 
     /// The program of kernel `k`, compiled on first use.

@@ -47,11 +47,10 @@ pub struct DeviceInfo {
     /// Whether EGL marks the device as a software rasteriser.
     pub software: bool,
     /// Whether the fragment pipeline's arithmetic flushes subnormal floats (magnitudes below
-    /// `f32::MIN_POSITIVE`, about 1.18e-38) to zero, which GLSL allows: measured by a
-    /// one-pixel draw on the first [`crate::Context::info`] call. Where it does (Mesa's
-    /// llvmpipe), a routine whose inputs or results are subnormal gives 0 for them: `sscal`
-    /// by 2 of `1e-40` gives 0, and so does `snrm2` of a vector of `1e-40`s. Uploads and
-    /// downloads keep subnormals bit for bit.
+    /// `f32::MIN_POSITIVE`, about 1.18e-38) to zero, which GLSL allows: measured when the
+    /// context is created. Where it does (Mesa's llvmpipe), a routine whose inputs or
+    /// results are subnormal gives 0 for them: `sscal` by 2 of `1e-40` gives 0, and so does
+    /// `snrm2` of a vector of `1e-40`s. Uploads and downloads keep subnormals bit for bit.
     pub flushes_subnormals: bool,
     /// Index of the device in [`crate::list_devices`].
     pub device_index: usize,

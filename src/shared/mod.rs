@@ -76,11 +76,7 @@ struct Shared {
     tx: Mutex<Option<mpsc::Sender<Msg>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     gl_thread: std::thread::ThreadId,
-    /// What the device reports, without the subnormal probe (see [`Context::info`]), with
-    /// `flushes_subnormals` true: the answer where the probe cannot run.
-    caps: DeviceInfo,
-    /// The full info, asked of the GL thread on the first [`SharedContext::info`] call.
-    info: std::sync::OnceLock<DeviceInfo>,
+    info: DeviceInfo,
     next_id: AtomicU64,
 }
 
@@ -166,7 +162,7 @@ impl SharedContext {
                         return;
                     }
                 };
-                let _ = ready_tx.send(Ok(ctx.caps().clone()));
+                let _ = ready_tx.send(Ok(ctx.info().clone()));
                 let mut state = GlState {
                     buffers: HashMap::new(),
                     reads: HashMap::new(),
@@ -186,7 +182,7 @@ impl SharedContext {
             })
             .map_err(|e| Error::Context(format!("starting the GL thread: {e}")))?;
         let gl_thread = thread.thread().id();
-        let caps = match ready_rx.recv() {
+        let info = match ready_rx.recv() {
             Ok(r) => r?,
             Err(_) => return Err(Error::Disconnected),
         };
@@ -195,28 +191,15 @@ impl SharedContext {
                 tx: Mutex::new(Some(tx)),
                 thread: Mutex::new(Some(thread)),
                 gl_thread,
-                caps: DeviceInfo {
-                    flushes_subnormals: true,
-                    ..caps
-                },
-                info: std::sync::OnceLock::new(),
+                info,
                 next_id: AtomicU64::new(1),
             }),
         })
     }
 
-    /// The device behind the context. The first call asks the GL thread, which measures
-    /// [`DeviceInfo::flushes_subnormals`] (see [`Context::info`]); called from inside
-    /// [`SharedContext::with`], or with the GL thread gone, that field reads `true`.
+    /// The device behind the context.
     pub fn info(&self) -> &DeviceInfo {
-        if let Some(info) = self.shared.info.get() {
-            return info;
-        }
-        match self.with(|c| c.info().clone()) {
-            Ok(info) => self.shared.info.get_or_init(|| info),
-            // Not kept: a later call from outside `with` still probes.
-            Err(_) => &self.shared.caps,
-        }
+        &self.shared.info
     }
 
     /// Runs `f` on the GL thread and returns its result: the one path every call takes.
@@ -538,7 +521,7 @@ impl Drop for SharedPendingRead {
 impl std::fmt::Debug for SharedContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SharedContext")
-            .field("renderer", &self.shared.caps.renderer)
+            .field("renderer", &self.shared.info.renderer)
             .finish()
     }
 }

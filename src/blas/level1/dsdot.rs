@@ -52,7 +52,7 @@ impl Context {
             // n copies of one product: n may exceed what a pass's grid can hold.
             return Ok(Some(repeated_product(n, first(x)?, first(y)?)));
         }
-        if !self.caps().precise_qualifier {
+        if !self.info().precise_qualifier {
             // Without `precise` the compiler may fold the float-float error terms away:
             // reference's own loop on the host instead.
             let mut hx = vec![0.0; vector_span(n, incx)];

@@ -75,7 +75,7 @@ pub(crate) fn chunked(
             summed,
             l.height as usize,
             inner.info_max_texture() as usize,
-            ctx.caps().software,
+            ctx.info().software,
             most,
         ),
         None => (1, summed.max(1)),

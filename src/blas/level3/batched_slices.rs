@@ -75,7 +75,7 @@ impl Context {
         let rb = rows(&mut cb.iter().map(|x| x.layout().height));
         let rc = rows(&mut c.iter().map(|x| x.layout().height));
         let tallest = if product { ra.max(rb).max(rc) } else { rc };
-        let per = (self.caps().max_texture_size / tallest).max(1) as usize;
+        let per = (self.info().max_texture_size / tallest).max(1) as usize;
         let count = c.len();
         for p0 in (0..count).step_by(per) {
             let p1 = (p0 + per).min(count);

@@ -34,7 +34,7 @@ pub(crate) const KERNELS: [&Kernel; 2] = [&EXPAND, &WINDOW_AXPBY];
 pub(crate) fn pitched(ctx: &Context, rows: usize, cols: usize) -> Result<(Buffer, usize)> {
     let ld = rows.max(1).next_multiple_of(4);
     let (width, height) = ((ld / 4) as u32, cols.max(1) as u32);
-    let max = ctx.caps().max_texture_size;
+    let max = ctx.info().max_texture_size;
     if width > max || height > max {
         return Err(Error::BufferTooLarge {
             n: ld * cols,

@@ -23,7 +23,7 @@ impl Context {
     /// The kernel for `GemmKernel::Auto`: the tuner's choice for the shape's class (timing
     /// the candidates on these operands first if the mode asks for it), else the default.
     fn auto_kernel(&self, s: &GemmShape, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<GemmKernel> {
-        let info = self.caps();
+        let info = self.info();
         if let Some(k) = remembered(self, s) {
             return Ok(k);
         }
@@ -167,7 +167,7 @@ impl Context {
             // altogether, so a NaN or Inf alpha does not reach C when k == 0.
             generic_pass(inner, &GemmCall { alpha: 0.0, ..call }, 0)?
         } else {
-            let info = self.caps();
+            let info = self.info();
             let kernel = match kernel {
                 GemmKernel::Auto => self.auto_kernel(s, a, b, cr)?,
                 k if k.runs(info, s) => k,

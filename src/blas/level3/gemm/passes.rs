@@ -246,7 +246,7 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
 fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
     let GemmCall { s, a, b, .. } = *call;
     let (mul, merge) = kernel.kernels();
-    let align = inner.caps.uniform_buffer_offset_alignment.max(1) as usize;
+    let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
     let plan = StripPlan::new(s, mul.uniform_blocks as usize, align);
 
     // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.

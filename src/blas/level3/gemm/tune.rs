@@ -129,10 +129,10 @@ impl TuneReport {
 /// The remembered kernel for the class of `s`, if the mode allows one and it can run `s`
 /// (a cache file edited by hand may name any kernel).
 pub(crate) fn remembered(ctx: &Context, s: &GemmShape) -> Option<GemmKernel> {
-    if let Some(k) = pinned(ctx).filter(|k| k.runs(ctx.caps(), s)) {
+    if let Some(k) = pinned(ctx).filter(|k| k.runs(ctx.info(), s)) {
         return Some(k);
     }
-    cached(ctx, s.m, s.n, s.k).filter(|k| *k != GemmKernel::Auto && k.runs(ctx.caps(), s))
+    cached(ctx, s.m, s.n, s.k).filter(|k| *k != GemmKernel::Auto && k.runs(ctx.info(), s))
 }
 
 /// The kernel the cache (or this context's tuning) names for the class of `m x n x k`, if
@@ -247,7 +247,7 @@ impl Context {
     /// anything): the cached choice for its class if the mode allows, else the default.
     pub fn sgemm_kernel_for(&self, m: usize, n: usize, k: usize) -> GemmKernel {
         let s = GemmShape::plain(m, n, k);
-        remembered(self, &s).unwrap_or_else(|| default_kernel(self.caps(), &s))
+        remembered(self, &s).unwrap_or_else(|| default_kernel(self.info(), &s))
     }
 
     /// Times every sgemm kernel that can run an `m x n x k` product (column-major, no
@@ -306,7 +306,7 @@ impl Context {
         b: &Buffer,
         c: &mut Buffer,
     ) -> Result<TuneReport> {
-        let candidates = candidates(self.caps(), s);
+        let candidates = candidates(self.info(), s);
         let mut timings = Vec::with_capacity(candidates.len());
         for &kernel in &candidates {
             timings.push((kernel, time_kernel(self, kernel, s, a, b, c)?));

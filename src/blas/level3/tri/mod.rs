@@ -250,7 +250,7 @@ impl Context {
             ldt,
         };
         let (scale_in, scale_out) = if solve { (alpha, 1.0) } else { (1.0, alpha) };
-        let max = self.caps().max_texture_size as usize;
+        let max = self.info().max_texture_size as usize;
         // (On an error the scratch buffers are dropped, which frees their textures.)
         for (c0, c1) in panels(form.rhs, max) {
             let cols = c1 - c0;
