@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use crate::device::kernel::{Kernel, Preludes};
-use crate::device::pool::Resources;
+use crate::device::pool::{log_cost, Resources};
 use crate::device::tune::{Tuner, Tuning, TUNE_ENV};
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
@@ -156,19 +156,24 @@ impl Context {
         // Creating a context makes it current (or may leave none current on failure), so
         // whichever of ours was current is not any more.
         CURRENT.with(|c| c.set(0));
-        let started = std::time::Instant::now();
-        let (egl, fns, desc, api) = egl::create(device, api)?;
-        let gl = Gl::new(fns)?;
-        let strings = gl.strings();
-        log::debug!("GL context created in {:.1} ms", ms_since(started));
+        let (egl, gl, desc, api, strings) = log_cost(
+            || "GL context created".into(),
+            || {
+                let (egl, fns, desc, api) = egl::create(device, api)?;
+                let gl = Gl::new(fns)?;
+                let strings = gl.strings();
+                Ok((egl, gl, desc, api, strings))
+            },
+        )?;
         let preludes = Preludes::new(api, strings.version_number, &strings.extensions);
         // The probe is the process's first compile and draw: on a cold driver shader cache it
         // costs 40-85 ms on the H100, most of which is the driver's own first-use set-up,
         // paid by whichever compile comes first (measured: probing lazily moved it into the
         // first routine's call instead; BENCHMARKS.md, session 9).
-        let probed = std::time::Instant::now();
-        let flushes = crate::device::probe::flushes_subnormals(&gl, &preludes)?;
-        log::debug!("subnormal probe in {:.1} ms", ms_since(probed));
+        let flushes = log_cost(
+            || "subnormal probe".into(),
+            || crate::device::probe::flushes_subnormals(&gl, &preludes),
+        )?;
         let info = DeviceInfo::new(strings, &desc, api, flushes)?;
         let width_cap = options
             .width_cap
@@ -315,9 +320,10 @@ impl Inner {
         }
         let gl = self.enter()?;
         let (vs, fs) = k.sources(&self.preludes);
-        let started = std::time::Instant::now();
-        let p = Rc::new(gl.compile(k.name, &vs, &fs)?);
-        log::debug!("compiled {} in {:.1} ms", k.name, ms_since(started));
+        let p = Rc::new(log_cost(
+            || format!("compiled {}", k.name),
+            || gl.compile(k.name, &vs, &fs),
+        )?);
         self.programs.borrow_mut().insert(k.key(), p.clone());
         Ok(p)
     }
@@ -400,9 +406,4 @@ impl Drop for Inner {
         // thread.
         CURRENT.with(|c| c.set(0));
     }
-}
-
-/// Milliseconds since `t`, for the debug log of first-use costs.
-fn ms_since(t: std::time::Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

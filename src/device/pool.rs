@@ -31,13 +31,10 @@ impl Resources {
         if let Some(s) = self.surfaces.borrow_mut().take(width, height) {
             return Ok(s);
         }
-        let started = std::time::Instant::now();
-        let s = gl.create_surface(width, height)?;
-        log::debug!(
-            "new scratch surface {width}x{height} in {:.2} ms",
-            started.elapsed().as_secs_f64() * 1e3
-        );
-        Ok(s)
+        log_cost(
+            || format!("new scratch surface {width}x{height}"),
+            || gl.create_surface(width, height),
+        )
     }
 
     /// Returns a surface to the pool (or frees it when the pool is full).
@@ -51,7 +48,10 @@ impl Resources {
         if let Some(i) = kept.iter().position(|pb| pb.capacity >= bytes) {
             return Ok(kept.swap_remove(i));
         }
-        new_buffer("pack", bytes, || gl.create_pack_buffer(bytes))
+        log_cost(
+            || format!("new pack buffer of {bytes} bytes"),
+            || gl.create_pack_buffer(bytes),
+        )
     }
 
     /// Keeps a pack buffer for reuse: the most recent [`KEPT_PACK_BUFFERS`].
@@ -111,7 +111,10 @@ fn take_kept(
             if let Some(b) = old {
                 gl.delete_buffer(b);
             }
-            new_buffer("kept", bytes, || create(gl, bytes))
+            log_cost(
+                || format!("new kept buffer of {bytes} bytes"),
+                || create(gl, bytes),
+            )
         }
     }
 }
@@ -164,17 +167,19 @@ impl SurfacePool {
     }
 }
 
-/// Creates a buffer object through `create`, logging what it cost (a first use's cost).
-fn new_buffer(
-    kind: &str,
-    bytes: usize,
-    create: impl FnOnce() -> Result<GlBuffer>,
-) -> Result<GlBuffer> {
+/// Runs `work` and logs `what` it did with the milliseconds it took, at debug level: the
+/// first-use costs (context creation, compiles, new textures and buffers) that
+/// `RUST_LOG=fragblas=debug` shows.
+pub(crate) fn log_cost<T>(
+    what: impl FnOnce() -> String,
+    work: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let started = std::time::Instant::now();
-    let b = create()?;
+    let r = work()?;
     log::debug!(
-        "new {kind} buffer of {bytes} bytes in {:.2} ms",
+        "{} in {:.2} ms",
+        what(),
         started.elapsed().as_secs_f64() * 1e3
     );
-    Ok(b)
+    Ok(r)
 }

@@ -39,8 +39,8 @@ impl Gl {
         }
         // SAFETY: the mapping covers padded_len floats of the buffer (inside its capacity,
         // asserted; GL aligns mappings to at least 16 bytes), viewed as one slice that no
-        // one else touches; it is written only while mapped, then unmapped and unbound. The old
-        // contents are invalidated, so a pending upload from them is not disturbed.
+        // one else touches; it is written only while mapped, then unmapped and unbound. The
+        // old contents are invalidated, so a pending upload from them is not disturbed.
         unsafe {
             self.gl
                 .bind_buffer(glow::PIXEL_UNPACK_BUFFER, Some(pb.buffer));
@@ -180,7 +180,8 @@ impl Gl {
         }
         // SAFETY: the buffer holds r.bytes bytes written by read_pixels (the fence has been
         // waited on by the caller); the mapping covers out.len() floats (16-byte aligned),
-        // viewed as one slice that nothing writes, is read only while mapped, and is unmapped before the buffer is unbound.
+        // viewed as one slice that nothing writes, is read only while mapped, and is
+        // unmapped before the buffer is unbound.
         unsafe {
             self.gl
                 .bind_buffer(glow::PIXEL_PACK_BUFFER, Some(r.pb.buffer));
@@ -269,6 +270,7 @@ impl Gl {
             )
         }
     }
+
     /// Points shader-storage binding `binding` at the whole of `bb` (`None` unbinds it).
     /// Only for kernels whose device has fragment storage blocks.
     pub(crate) fn bind_storage_buffer(&self, binding: u32, bb: Option<&GlBuffer>) {
