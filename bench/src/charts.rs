@@ -301,7 +301,6 @@ fn label_spot(
     (p.0 + 6, p.1 - h / 2)
 }
 
-/// The device name without the driver's parenthesised details.
 /// What kind of device a run measured, for chart titles.
 fn kind(d: &DeviceLine) -> &'static str {
     if d.software {
@@ -311,6 +310,7 @@ fn kind(d: &DeviceLine) -> &'static str {
     }
 }
 
+/// The device name without the driver's parenthesised details.
 fn short(device: &str) -> &str {
     device.split(" (").next().unwrap_or(device)
 }

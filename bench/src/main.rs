@@ -146,9 +146,9 @@ fn legend(software: bool, cpu: &str, threads: usize) -> String {
          must move (each operand read once, each output written once). ceiling = resident\n\
          GFLOP/s over the fragment FMA ceiling (flop-bound rows, marked F) or GB/s over the\n\
          read-bandwidth ceiling (byte-bound rows, marked B), both measured on this device\n\
-         just now. A ~ after the e2e speed-up: the end-to-end\n\
-         median came out below the resident one by less than the runs' spread (noise); a !\n\
-         there: by more (unexplained; please report).\n",
+         just now. A ~ after the e2e speed-up: the end-to-end median came out below the\n\
+         resident one by less than the runs' spread (noise); a ! there: by more\n\
+         (unexplained; please report).\n",
     );
     s.push_str(&format!("CPU BLAS: {cpu}, {threads} threads.\n"));
     if software {
