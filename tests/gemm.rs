@@ -205,6 +205,10 @@ fn sgemm_small_shapes_all_transposes_layouts_and_scalars() {
         (15, 16, 17),
         (16, 16, 16),
         (17, 17, 15),
+        // Whole texels of one column with k not a multiple of 4: the generic kernel's
+        // aligned path and its remainder.
+        (8, 6, 7),
+        (12, 5, 10),
         (3, 5, 0),
         (0, 3, 4),
         (3, 0, 4),

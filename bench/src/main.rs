@@ -15,6 +15,7 @@
 
 mod charts;
 mod cpu;
+mod latency;
 mod level1;
 mod level2;
 mod level3;
@@ -237,7 +238,7 @@ fn main() {
     }
 
     let mut plan: Vec<(&[&str], Group, usize)> = Vec::new();
-    let groups: [(&[&str], Group, &[usize]); 8] = [
+    let groups: [(&[&str], Group, &[usize]); 9] = [
         (
             &["saxpy"],
             |c, n, b| vec![level1::saxpy(c, n, b)],
@@ -270,6 +271,8 @@ fn main() {
             |c, n, b| level3::batched(c, n, 1000, b),
             &[64],
         ),
+        // The latency group: loops of small calls (sizes are fixed per row).
+        (&latency::ROUTINES, latency::group, &[0]),
     ];
     for (names, f, ns) in groups {
         for &n in ns {
@@ -317,7 +320,7 @@ fn main() {
         println!("ceilings: {ceil}");
         print!("{}", legend(info.software, &cpu_name, threads));
         println!(
-            "{:<13} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>8} {:>9}",
+            "{:<17} {:>10} {:>10} {:>10} {:>10} {:>8} {:>9} {:>9} {:>8} {:>9}",
             "",
             "size",
             "cpu s",
@@ -383,7 +386,7 @@ fn main() {
                 print_row(&r, ceiling_of);
                 if s.routine == "sgemm" {
                     println!(
-                        "{:<13} {:>10} kernel {} (tuning {:?})",
+                        "{:<17} {:>10} kernel {} (tuning {:?})",
                         "",
                         "",
                         ctx.sgemm_kernel_for(s.m, s.n, s.k).name(),
@@ -425,7 +428,7 @@ fn print_row(r: &Measured, ceiling_of: impl Fn(f64) -> f64) {
                 "!"
             };
             println!(
-                "{:<13} {:>10} {:>10.3e} {:>10.3e} {:>10.3e} {:>7.2}x {:>7.2}x{} {:>9.2} {:>8.2} {:>7.1}%{}",
+                "{:<17} {:>10} {:>10.3e} {:>10.3e} {:>10.3e} {:>7.2}x {:>7.2}x{} {:>9.2} {:>8.2} {:>7.1}%{}",
                 s.routine,
                 s.size,
                 r.cpu,
@@ -440,6 +443,17 @@ fn print_row(r: &Measured, ceiling_of: impl Fn(f64) -> f64) {
                 if s.bound == Bound::Flops { " F" } else { " B" }
             )
         }
-        (Err(e), _) | (_, Err(e)) => println!("{:<13} {:>10} ERROR {e}", s.routine, s.size),
+        (Err(e), _) | (_, Err(e)) => println!("{:<17} {:>10} ERROR {e}", s.routine, s.size),
+    }
+    if let (true, Ok(res), Ok(e2e)) = (s.routine.ends_with("_x1000"), &r.resident, &r.e2e) {
+        let us = |t: f64| t * 1e6 / latency::CALLS as f64;
+        println!(
+            "{:<17} {:>10} per call: cpu {:.2} us, gpu res {:.2} us, gpu e2e {:.2} us",
+            "",
+            "",
+            us(r.cpu),
+            us(*res),
+            us(*e2e)
+        );
     }
 }

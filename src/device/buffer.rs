@@ -23,7 +23,10 @@ impl Context {
     /// # Ok::<(), fragblas::Error>(())
     /// ```
     pub fn upload(&self, data: &[f32]) -> Result<Buffer> {
-        let mut b = Buffer::uninit(self, data.len())?;
+        let layout = self.inner.layout(data.len())?;
+        // A texture the data fills to its last texel needs no clearing first (a clear is a
+        // draw into the texture: a pass of its own on the GPU).
+        let mut b = Buffer::allocate(self, layout, layout.capacity() != data.len())?;
         b.write(data)?;
         Ok(b)
     }
@@ -33,7 +36,9 @@ impl Context {
 ///
 /// Copies to and from the host never touch memory past the caller's slice: rows the data
 /// fills go straight from (or to) the slice, and only a trailing partial texel goes through
-/// a four-float bounce buffer. The texture is freed when the buffer is dropped.
+/// a four-float bounce buffer. When the buffer is dropped its texture is freed, or kept in
+/// the context's pool for the next buffer of its shape if it is small
+/// ([`POOLED_BUFFER_TEXELS`]; [`Context::trim`] frees the pool).
 ///
 /// ```
 /// let ctx = fragblas::Context::new()?;
@@ -61,12 +66,14 @@ impl std::fmt::Debug for Buffer {
 }
 
 impl Buffer {
-    /// A buffer whose texture is allocated but not yet written (contents zero-cleared).
-    pub(crate) fn uninit(ctx: &Context, len: usize) -> Result<Self> {
-        let layout = ctx.inner.layout(len)?;
-        let gl = ctx.inner.enter()?;
-        let surface = gl.create_surface(layout.width, layout.height)?;
-        gl.clear(&surface);
+    /// A buffer of `layout`'s shape: a texture from the context's pool where one of that
+    /// shape is free (dropped small buffers and scratch textures go there), else a new one;
+    /// zero-cleared when `clear` says so.
+    fn allocate(ctx: &Context, layout: TexLayout, clear: bool) -> Result<Self> {
+        let surface = ctx.inner.take_surface(layout.width, layout.height)?;
+        if clear {
+            ctx.inner.enter()?.clear(&surface);
+        }
         Ok(Buffer {
             ctx: ctx.inner.clone(),
             surface: Some(surface),
@@ -104,7 +111,7 @@ impl Buffer {
     }
 
     pub(crate) fn zeros(ctx: &Context, len: usize) -> Result<Self> {
-        let b = Self::uninit(ctx, len)?;
+        let b = Self::allocate(ctx, ctx.inner.layout(len)?, true)?;
         b.ctx.enter()?.check("allocating a buffer")?;
         Ok(b)
     }
@@ -164,10 +171,11 @@ impl Buffer {
     }
 
     /// Overwrites the whole buffer with `data`, which must hold exactly `len()` floats:
-    /// staged through a pixel-unpack buffer on hardware devices ([`Buffer::write_staged`]),
-    /// straight from the slice on software ones ([`Buffer::write_direct`]).
+    /// staged through a pixel-unpack buffer on hardware devices from
+    /// [`STAGED_WRITE_FLOATS`] floats ([`Buffer::write_staged`]), straight from the slice on
+    /// software devices and for smaller writes ([`Buffer::write_direct`]).
     pub fn write(&mut self, data: &[f32]) -> Result<()> {
-        if self.ctx.is_software() {
+        if self.ctx.is_software() || data.len() < STAGED_WRITE_FLOATS {
             self.write_direct(data)
         } else {
             self.write_staged(data)
@@ -469,10 +477,26 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         if let Some(s) = self.surface.take() {
-            self.ctx.free_surface(s);
+            if s.width as usize * s.height as usize <= POOLED_BUFFER_TEXELS {
+                // Small textures go back to the pool: the next buffer or scratch texture of
+                // this shape takes it instead of allocating (and freeing) its own, which on
+                // the H100 cost 60 us each way per call of the host API.
+                self.ctx.give_surface(s);
+            } else {
+                self.ctx.free_surface(s);
+            }
         }
     }
 }
+
+/// Textures of at most this many texels (1 MiB) go back to the context's pool when their
+/// buffer is dropped; larger ones are freed at once.
+pub const POOLED_BUFFER_TEXELS: usize = 1 << 16;
+
+/// Writes of fewer floats than this go straight from the slice (`glTexSubImage2D`) on every
+/// device: staging through a pixel-unpack buffer pays a mapping for speed that only large
+/// copies use.
+pub const STAGED_WRITE_FLOATS: usize = 1 << 18;
 
 /// Reads of at least this many floats (16 MiB) go through a pixel-pack buffer on hardware
 /// devices ([`Buffer::read_into`]); below it the plain `glReadPixels` into the slice was as

@@ -11,7 +11,7 @@ use crate::device::pool::{log_cost, Resources};
 use crate::device::tune::{Tuner, Tuning, TUNE_ENV};
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
-use crate::gl::{Gl, GlBuffer, Program, Surface};
+use crate::gl::{Gl, GlBuffer, GlTimes, Program, Surface};
 use crate::layout::TexLayout;
 
 pub use crate::device::info::DeviceInfo;
@@ -23,6 +23,10 @@ pub const DEVICE_ENV: &str = "FRAGBLAS_DEVICE";
 /// Environment variable that picks the API when [`ContextOptions::api`] is `Auto`:
 /// `gl` (desktop GL 3.3 core) or `gles` (OpenGL ES 3.0).
 pub const API_ENV: &str = "FRAGBLAS_API";
+
+/// Environment variable that turns on counting the host time of GL calls by kind when
+/// [`ContextOptions::profile`] is `None`: `1` (or `true`) on, anything else off.
+pub const PROFILE_ENV: &str = "FRAGBLAS_PROFILE";
 
 /// Default texels per row of a buffer texture (clamped to the device's max texture size).
 pub const DEFAULT_WIDTH_CAP: u32 = 8192;
@@ -54,6 +58,11 @@ pub struct ContextOptions {
     /// ([`DeviceInfo::image_stores`]); `Some(true)` wherever the device can, software
     /// included; `Some(false)` never. Results are the same either way.
     pub image_stores: Option<bool>,
+    /// Whether the context counts the host time of its GL calls by kind of work (draws,
+    /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
+    /// call's fixed cost is made of. `None` reads [`PROFILE_ENV`]; off by default (it adds
+    /// two clock reads to each GL call).
+    pub profile: Option<bool>,
 }
 
 /// A headless GL context on one device. Everything the crate computes runs in one.
@@ -153,6 +162,9 @@ impl Context {
         let device = device_choice(&options)?;
         let api = api_choice(&options)?;
         let (tuning, clear_cache) = tuning_choice(&options)?;
+        let profile = options.profile.unwrap_or_else(|| {
+            std::env::var(PROFILE_ENV).is_ok_and(|v| matches!(v.trim(), "1" | "true"))
+        });
         // Creating a context makes it current (or may leave none current on failure), so
         // whichever of ours was current is not any more.
         CURRENT.with(|c| c.set(0));
@@ -160,7 +172,7 @@ impl Context {
             || "GL context created".into(),
             || {
                 let (egl, fns, desc, api) = egl::create(device, api)?;
-                let gl = Gl::new(fns)?;
+                let gl = Gl::new(fns, profile)?;
                 let strings = gl.strings();
                 Ok((egl, gl, desc, api, strings))
             },
@@ -261,6 +273,26 @@ impl Context {
         let gl = self.inner.enter()?;
         gl.finish();
         gl.check("finish")
+    }
+
+    /// The host time this context spent inside GL calls, by kind of work, since it was
+    /// created or since the last call of this method (which resets the counts); `None`
+    /// unless the context was created with [`ContextOptions::profile`] (or
+    /// `FRAGBLAS_PROFILE=1`). A loop's wall time less [`GlTimes::total`] is the library's
+    /// own host time; a call that blocks on the GPU shows as a long transfer or wait.
+    ///
+    /// ```
+    /// use fragblas::{Context, ContextOptions};
+    /// let ctx = Context::with_options(ContextOptions { profile: Some(true), ..Default::default() })?;
+    /// let x = ctx.upload(&[1.0; 64])?;
+    /// ctx.take_gl_times(); // forget the upload
+    /// let _ = ctx.sdot(64, &x, 1, &x, 1)?;
+    /// let t = ctx.take_gl_times().expect("profiling is on");
+    /// assert!(t.draws.calls >= 1 && t.transfers.calls >= 1); // passes, then the readback
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn take_gl_times(&self) -> Option<GlTimes> {
+        self.inner.gl.take_times()
     }
 
     /// Frees the scratch textures and readback buffers this context keeps for reuse.

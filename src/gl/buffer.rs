@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use super::{Gl, Surface};
+use super::{Gl, GlWork, Surface};
 use crate::error::{Error, Result};
 
 /// A GL buffer object: pixel readbacks are written into one, staged uploads read from one,
@@ -33,6 +33,12 @@ impl Gl {
     /// contents, then zeros up to `padded_len` floats; the GPU then uploads from it with
     /// [`Gl::upload_from`].
     pub(crate) fn stage(&self, pb: &GlBuffer, data: &[f32], padded_len: usize) -> Result<()> {
+        self.profile.time(GlWork::Transfers, || {
+            self.stage_untimed(pb, data, padded_len)
+        })
+    }
+
+    fn stage_untimed(&self, pb: &GlBuffer, data: &[f32], padded_len: usize) -> Result<()> {
         assert!(padded_len >= data.len() && padded_len * 4 <= pb.capacity);
         if padded_len == 0 {
             return Ok(());
@@ -109,6 +115,12 @@ impl Gl {
     }
 
     fn create_pixel_buffer(&self, bytes: usize, usage: u32) -> Result<GlBuffer> {
+        self.profile.time(GlWork::Allocations, || {
+            self.create_pixel_buffer_untimed(bytes, usage)
+        })
+    }
+
+    fn create_pixel_buffer_untimed(&self, bytes: usize, usage: u32) -> Result<GlBuffer> {
         let size = i32::try_from(bytes.max(16)).map_err(|_| {
             Error::Unsupported(format!("a GL buffer of {bytes} bytes exceeds 2 GiB"))
         })?;
@@ -155,6 +167,11 @@ impl Gl {
 
     /// Whether the readback's fence has signalled; with `wait`, blocks until it has.
     pub(crate) fn readback_ready(&self, r: &Readback, wait: bool) -> bool {
+        self.profile
+            .time(GlWork::Waits, || self.readback_ready_untimed(r, wait))
+    }
+
+    fn readback_ready_untimed(&self, r: &Readback, wait: bool) -> bool {
         let timeout = if wait { i32::MAX } else { 0 };
         loop {
             // SAFETY: the fence belongs to this context and is deleted only with `r`.
@@ -174,6 +191,11 @@ impl Gl {
 
     /// Copies the first `out.len()` floats of a finished readback into `out`.
     pub(crate) fn finish_readback(&self, r: &Readback, out: &mut [f32]) -> Result<()> {
+        self.profile
+            .time(GlWork::Transfers, || self.finish_readback_untimed(r, out))
+    }
+
+    fn finish_readback_untimed(&self, r: &Readback, out: &mut [f32]) -> Result<()> {
         assert!(out.len() * 4 <= r.bytes, "readback shorter than the output");
         if out.is_empty() {
             return Ok(());
@@ -233,10 +255,9 @@ impl Gl {
         // SAFETY: the buffer has room for the w*h RGBA float texels read_pixels writes into
         // it (checked by the callers, PACK_ALIGNMENT 4); it is unbound from the pack target
         // afterwards so later client-memory readbacks are unaffected.
-        unsafe {
+        self.bind_read_fbo(s.fbo);
+        self.profile.time(GlWork::Transfers, || unsafe {
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
-            self.gl
-                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
             self.gl.read_pixels(
                 0,
                 0,
@@ -246,9 +267,8 @@ impl Gl {
                 glow::FLOAT,
                 glow::PixelPackData::BufferOffset(0),
             );
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
-        }
+        })
     }
 
     /// Points uniform-block binding `binding` at `size` bytes of `bb` from `offset`.

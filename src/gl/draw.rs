@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use super::{Gl, Rect, Surface};
+use super::{Gl, GlWork, Rect, Surface};
 
 impl Gl {
     /// Turns additive blending (destination += fragment output) on or off for every target.
@@ -27,7 +27,8 @@ impl Gl {
 
     /// Runs the current program once per rectangle of `targets` (one per `out` location),
     /// calling `before(i)` ahead of draw `i` so that it can change uniforms or bindings.
-    /// The targets are attached once for all the draws.
+    /// The targets are attached once for all the draws. A profile counts all of it, the
+    /// uniforms `before` sets included, as draws.
     pub(crate) fn draw_rects(
         &self,
         targets: &[&Surface],
@@ -46,9 +47,9 @@ impl Gl {
         // SAFETY: the first target's framebuffer is complete with attachment 0; further
         // targets are attached to it as extra colour attachments for these draws only and
         // detached afterwards; the VAO bound at creation stays bound.
-        unsafe {
+        self.profile.time(GlWork::Draws, || unsafe {
             let gl = &self.gl;
-            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(targets[0].fbo));
+            self.bind_draw_fbo(targets[0].fbo);
             if targets.len() > 1 {
                 let mut bufs = vec![glow::COLOR_ATTACHMENT0];
                 for (i, t) in targets.iter().enumerate().skip(1) {
@@ -68,6 +69,7 @@ impl Gl {
                 before(i);
                 gl.viewport(x as i32, y as i32, w as i32, h as i32);
                 gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                self.stamp_draw();
             }
             if targets.len() > 1 {
                 for i in 1..targets.len() {
@@ -81,8 +83,7 @@ impl Gl {
                 }
                 gl.draw_buffers(&[glow::COLOR_ATTACHMENT0]);
             }
-            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
-        }
+        })
     }
 
     /// Runs the current program once over a `w` x `h` grid of fragments that render nothing
@@ -101,9 +102,9 @@ impl Gl {
         // RGBA32F textures of this context with level 0 only, unbound again after the draw,
         // and the barrier orders the stores before any later read (texel fetch, read-back,
         // copy or attachment) of the textures.
-        unsafe {
+        self.profile.time(GlWork::Draws, || unsafe {
             let gl = &self.gl;
-            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(self.image_fbo));
+            self.bind_draw_fbo(self.image_fbo);
             set(
                 glow::DRAW_FRAMEBUFFER,
                 glow::FRAMEBUFFER_DEFAULT_WIDTH,
@@ -127,6 +128,7 @@ impl Gl {
             }
             gl.viewport(0, 0, w as i32, h as i32);
             gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            self.stamp_draw();
             for unit in 0..images.len() {
                 gl.bind_image_texture(
                     unit as u32,
@@ -139,7 +141,6 @@ impl Gl {
                 );
             }
             gl.memory_barrier(glow::ALL_BARRIER_BITS);
-            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
-        }
+        })
     }
 }

@@ -15,12 +15,16 @@ pub(crate) mod buffer;
 mod draw;
 pub(crate) mod egl;
 pub(crate) mod host_copy;
+mod profile;
 mod program;
 mod texture;
 
 use glow::HasContext;
 
 pub(crate) use buffer::{GlBuffer, Readback};
+use profile::GlWork;
+pub(crate) use profile::Profile;
+pub use profile::{GlStat, GlTimes};
 pub(crate) use program::Program;
 pub(crate) use texture::Surface;
 
@@ -41,6 +45,21 @@ pub(crate) struct Gl {
     /// full-screen triangle), attached to each program linked with that source instead of
     /// compiled again for it.
     vertex_shaders: std::cell::RefCell<Vec<(String, glow::Shader)>>,
+    /// Host time inside GL by kind of work, when profiling is on.
+    profile: Profile,
+    /// The framebuffers bound to the draw and read targets now (`None`: the default one).
+    /// Bindings are left in place after each use and changed only when another one is
+    /// needed: on NVIDIA's driver every change of the bound draw framebuffer costs the GPU
+    /// 8-11 us, whatever the draw (BENCHMARKS.md, session 10), so binding the default
+    /// framebuffer again after each draw doubled the cost of every pass.
+    bound: std::cell::Cell<Bound>,
+}
+
+/// The framebuffers bound to the draw and read targets.
+#[derive(Clone, Copy, Default)]
+struct Bound {
+    draw: Option<glow::Framebuffer>,
+    read: Option<glow::Framebuffer>,
 }
 
 /// Numbers read off a context once at creation.
@@ -68,8 +87,9 @@ pub(crate) struct GlStrings {
 }
 
 impl Gl {
-    /// Wraps a loaded function table. The context must be current.
-    pub(crate) fn new(fns: egl::GlFns) -> Result<Self> {
+    /// Wraps a loaded function table. The context must be current. With `profile`, the host
+    /// time of GL calls is counted by kind ([`Gl::take_times`]).
+    pub(crate) fn new(fns: egl::GlFns, profile: bool) -> Result<Self> {
         let gl = fns.glow;
         // SAFETY: the context that loaded `gl` is current (egl::create made it so).
         let vao = unsafe { gl.create_vertex_array() }.map_err(Error::Context)?;
@@ -91,6 +111,8 @@ impl Gl {
             framebuffer_parameteri: fns.framebuffer_parameteri,
             image_fbo,
             vertex_shaders: std::cell::RefCell::new(Vec::new()),
+            profile: Profile::new(profile),
+            bound: std::cell::Cell::new(Bound::default()),
         })
     }
 
@@ -156,16 +178,54 @@ impl Gl {
         }
     }
 
+    /// Binds `fbo` as the draw framebuffer unless it is bound already.
+    fn bind_draw_fbo(&self, fbo: glow::Framebuffer) {
+        let mut b = self.bound.get();
+        if b.draw != Some(fbo) {
+            // SAFETY: `fbo` is a live framebuffer of this context (owned by a Surface or the
+            // Gl); binding it has no other effect.
+            unsafe { self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fbo)) };
+            b.draw = Some(fbo);
+            self.bound.set(b);
+        }
+    }
+
+    /// Binds `fbo` as the read framebuffer unless it is bound already.
+    fn bind_read_fbo(&self, fbo: glow::Framebuffer) {
+        let mut b = self.bound.get();
+        if b.read != Some(fbo) {
+            // SAFETY: as in `bind_draw_fbo`.
+            unsafe { self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fbo)) };
+            b.read = Some(fbo);
+            self.bound.set(b);
+        }
+    }
+
+    /// Forgets `fbo` as a bound framebuffer: GL binds the default one in its place when a
+    /// bound framebuffer is deleted.
+    fn forget_fbo(&self, fbo: glow::Framebuffer) {
+        let mut b = self.bound.get();
+        for slot in [&mut b.draw, &mut b.read] {
+            if *slot == Some(fbo) {
+                *slot = None;
+            }
+        }
+        self.bound.set(b);
+    }
+
     /// Blocks until every command issued so far has finished.
     pub(crate) fn finish(&self) {
         // SAFETY: plain call on the current context.
-        unsafe { self.gl.finish() }
+        self.profile
+            .time(GlWork::Waits, || unsafe { self.gl.finish() })
     }
 
     /// Turns a pending GL error into an [`Error`], draining the error queue.
     pub(crate) fn check(&self, operation: &'static str) -> Result<()> {
         // SAFETY: plain query on the current context.
-        let first = unsafe { self.gl.get_error() };
+        let first = self
+            .profile
+            .time(GlWork::ErrorChecks, || unsafe { self.gl.get_error() });
         if first == glow::NO_ERROR {
             return Ok(());
         }
@@ -184,8 +244,10 @@ impl Gl {
 
     /// Frees the VAO; called once when the owning context is dropped.
     pub(crate) fn release(&self) {
+        self.release_queries();
         // SAFETY: the VAO, framebuffer and kept vertex shaders were created by this context
         // and are deleted once, at teardown.
+        self.forget_fbo(self.image_fbo);
         unsafe {
             self.gl.bind_vertex_array(None);
             self.gl.delete_vertex_array(self.vao);

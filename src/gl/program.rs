@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use glow::HasContext;
 
-use super::{Gl, Surface};
+use super::{Gl, GlWork, Surface};
 use crate::error::{Error, Result};
 
 /// A linked program with its uniform locations looked up once.
@@ -115,7 +115,9 @@ impl Gl {
     /// Makes `p` the current program.
     pub(crate) fn use_program(&self, p: &Program) {
         // SAFETY: `p` is a linked program of this context.
-        unsafe { self.gl.use_program(Some(p.program)) }
+        self.profile.time(GlWork::State, || unsafe {
+            self.gl.use_program(Some(p.program))
+        })
     }
 
     /// Binds `s` to texture unit `unit` and points sampler uniform `name` at it.
@@ -123,34 +125,42 @@ impl Gl {
     pub(crate) fn set_texture(&self, p: &Program, name: &'static str, unit: u32, s: &Surface) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current (callers use_program first), `s` is a live texture.
-        unsafe {
+        self.profile.time(GlWork::State, || unsafe {
             self.gl.active_texture(glow::TEXTURE0 + unit);
             self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
             self.gl.uniform_1_i32(loc.as_ref(), unit as i32);
-        }
+        })
     }
 
     pub(crate) fn set_i32(&self, p: &Program, name: &'static str, v: i32) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.
-        unsafe { self.gl.uniform_1_i32(loc.as_ref(), v) }
+        self.profile.time(GlWork::State, || unsafe {
+            self.gl.uniform_1_i32(loc.as_ref(), v)
+        })
     }
 
     pub(crate) fn set_ivec2(&self, p: &Program, name: &'static str, v: [i32; 2]) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.
-        unsafe { self.gl.uniform_2_i32(loc.as_ref(), v[0], v[1]) }
+        self.profile.time(GlWork::State, || unsafe {
+            self.gl.uniform_2_i32(loc.as_ref(), v[0], v[1])
+        })
     }
 
     pub(crate) fn set_vec4(&self, p: &Program, name: &'static str, v: [f32; 4]) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.
-        unsafe { self.gl.uniform_4_f32(loc.as_ref(), v[0], v[1], v[2], v[3]) }
+        self.profile.time(GlWork::State, || unsafe {
+            self.gl.uniform_4_f32(loc.as_ref(), v[0], v[1], v[2], v[3])
+        })
     }
 
     pub(crate) fn set_f32(&self, p: &Program, name: &'static str, v: f32) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.
-        unsafe { self.gl.uniform_1_f32(loc.as_ref(), v) }
+        self.profile.time(GlWork::State, || unsafe {
+            self.gl.uniform_1_f32(loc.as_ref(), v)
+        })
     }
 }

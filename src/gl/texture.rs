@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use super::{Gl, Rect};
+use super::{Gl, GlWork, Rect};
 use crate::error::{Error, Result};
 
 /// An RGBA32F texture with a framebuffer that renders into it.
@@ -18,6 +18,12 @@ pub(crate) struct Surface {
 impl Gl {
     /// Allocates a `width` x `height` RGBA32F texture and its framebuffer.
     pub(crate) fn create_surface(&self, width: u32, height: u32) -> Result<Surface> {
+        self.profile.time(GlWork::Allocations, || {
+            self.create_surface_untimed(width, height)
+        })
+    }
+
+    fn create_surface_untimed(&self, width: u32, height: u32) -> Result<Surface> {
         let gl = &self.gl;
         // SAFETY: current context; sizes are checked against MAX_TEXTURE_SIZE by callers
         // (a bad size yields a GL error that is reported below, not undefined behaviour);
@@ -80,17 +86,17 @@ impl Gl {
                 });
             }
             let fbo = gl.create_framebuffer().map_err(Error::Context)?;
-            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+            self.bind_draw_fbo(fbo);
             gl.framebuffer_texture_2d(
-                glow::FRAMEBUFFER,
+                glow::DRAW_FRAMEBUFFER,
                 glow::COLOR_ATTACHMENT0,
                 glow::TEXTURE_2D,
                 Some(tex),
                 0,
             );
-            let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
-            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
             if status != glow::FRAMEBUFFER_COMPLETE {
+                self.forget_fbo(fbo);
                 gl.delete_framebuffer(fbo);
                 gl.delete_texture(tex);
                 return Err(Error::Framebuffer(status));
@@ -107,16 +113,13 @@ impl Gl {
     /// Sets every texel of `s` to zero.
     pub(crate) fn clear(&self, s: &Surface) {
         // SAFETY: the framebuffer is complete; draw buffer 0 is its only colour attachment.
-        unsafe {
-            self.gl
-                .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(s.fbo));
-            self.gl.clear_buffer_f32_slice(glow::COLOR, 0, &[0.0; 4]);
-            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
-        }
+        self.bind_draw_fbo(s.fbo);
+        unsafe { self.gl.clear_buffer_f32_slice(glow::COLOR, 0, &[0.0; 4]) }
     }
 
     /// Frees a surface. Takes it by value so it cannot be used again.
     pub(crate) fn delete_surface(&self, s: Surface) {
+        self.forget_fbo(s.fbo);
         // SAFETY: the handles were created by this context and are deleted once (by value).
         unsafe {
             self.gl.delete_framebuffer(s.fbo);
@@ -150,7 +153,7 @@ impl Gl {
     pub(super) unsafe fn tex_sub_image(&self, s: &Surface, r: Rect, pixels: glow::PixelUnpackData) {
         let (x, y, w, h) = r;
         // SAFETY: the caller's guarantees above; the texture is unbound afterwards.
-        unsafe {
+        self.profile.time(GlWork::Transfers, || unsafe {
             self.gl.bind_texture(glow::TEXTURE_2D, Some(s.tex));
             self.gl.tex_sub_image_2d(
                 glow::TEXTURE_2D,
@@ -164,7 +167,7 @@ impl Gl {
                 pixels,
             );
             self.gl.bind_texture(glow::TEXTURE_2D, None);
-        }
+        })
     }
 
     /// Reads the rectangle at `(x, y)` into `out` (exactly `w * h * 4` floats).
@@ -179,9 +182,8 @@ impl Gl {
         }
         // SAFETY: `out` has room for exactly the w*h RGBA float texels GL writes (asserted
         // above, PACK_ALIGNMENT 4), and the rectangle lies inside the attached texture.
-        unsafe {
-            self.gl
-                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(s.fbo));
+        self.bind_read_fbo(s.fbo);
+        self.profile.time(GlWork::Transfers, || unsafe {
             self.gl.read_pixels(
                 x as i32,
                 y as i32,
@@ -191,8 +193,7 @@ impl Gl {
                 glow::FLOAT,
                 glow::PixelPackData::Slice(Some(bytemuck::cast_slice_mut(out))),
             );
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
-        }
+        })
     }
 
     /// Copies the whole of `src` into `dst` (same size) without a shader.
@@ -226,11 +227,9 @@ impl Gl {
         // SAFETY: both framebuffers belong to this context and are complete; both rectangles
         // lie inside their surfaces (checked above) and have the same size, so texels are
         // copied unscaled; NEAREST is the filter GL allows for float formats.
-        unsafe {
-            self.gl
-                .bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src.fbo));
-            self.gl
-                .bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(dst.fbo));
+        self.bind_read_fbo(src.fbo);
+        self.bind_draw_fbo(dst.fbo);
+        self.profile.time(GlWork::Transfers, || unsafe {
             self.gl.blit_framebuffer(
                 x0,
                 y0,
@@ -243,8 +242,6 @@ impl Gl {
                 glow::COLOR_BUFFER_BIT,
                 glow::NEAREST,
             );
-            self.gl.bind_framebuffer(glow::READ_FRAMEBUFFER, None);
-            self.gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
-        }
+        })
     }
 }
