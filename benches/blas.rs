@@ -6,9 +6,16 @@
 //! `cargo bench` on llvmpipe runs level 1 up to 2^24 and sgemm up to 1024; on a hardware
 //! device, up to 2^26 and 4096 (the benchmark table binary goes further).
 //! `FRAGBLAS_BENCH_QUICK=1` keeps a run short.
+//!
+//! The `latency` group times single small calls, the table's latency rows one call at a time:
+//! resident calls whose result stays on the GPU are timed as a run of calls up to a read of
+//! the last result, divided by the number of calls; a scalar result or a host-API call is
+//! read back each call.
+
+use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use fragblas::{cblas, Context};
+use fragblas::{cblas, Context, Diag, Layout::ColMajor, Transpose::NoTrans, Uplo};
 
 mod square;
 use square::{cpu, random};
@@ -148,5 +155,111 @@ fn sgemm(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, saxpy, sdot, sgemv, sgemm);
+fn latency(c: &mut Criterion) {
+    let ctx = context();
+    let mut g = c.benchmark_group("latency");
+    g.sample_size(20);
+    let n = 1usize << 16;
+    let (x, y) = (random(n, 11), random(n, 12));
+    let gx = ctx.upload(&x).unwrap();
+    let mut gy = ctx.upload(&y).unwrap();
+    g.bench_function("saxpy_2^16", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                ctx.saxpy(n as i32, 1e-3, &gx, 1, &mut gy, 1).unwrap();
+            }
+            gy.read_range(0, 1).unwrap();
+            t.elapsed()
+        })
+    });
+    g.bench_function("sdot_2^16", |b| {
+        b.iter(|| ctx.sdot(n as i32, &gx, 1, &gy, 1).unwrap())
+    });
+    let m = 1024usize;
+    let (a, xv) = (
+        ctx.upload(&random(m * m, 13)).unwrap(),
+        ctx.upload(&random(m, 14)).unwrap(),
+    );
+    let mut yv = ctx.upload(&random(m, 15)).unwrap();
+    g.bench_function("sgemv_1024", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                let mi = m as i32;
+                ctx.sgemv(
+                    ColMajor, NoTrans, mi, mi, 1.0, &a, mi, &xv, 1, 0.5, &mut yv, 1,
+                )
+                .unwrap();
+            }
+            yv.read_range(0, 1).unwrap();
+            t.elapsed()
+        })
+    });
+    let k = 64usize;
+    let ki = k as i32;
+    let (ga, gb) = (
+        ctx.upload(&random(k * k, 16)).unwrap(),
+        ctx.upload(&random(k * k, 17)).unwrap(),
+    );
+    let mut gc = ctx.upload(&random(k * k, 18)).unwrap();
+    g.bench_function("sgemm_64", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                ctx.sgemm(
+                    ColMajor, NoTrans, NoTrans, ki, ki, ki, 1.0, &ga, ki, &gb, ki, 0.5, &mut gc, ki,
+                )
+                .unwrap();
+            }
+            gc.read_range(0, 1).unwrap();
+            t.elapsed()
+        })
+    });
+    // A unit upper triangle with small off-diagonal values: repeated solves stay bounded.
+    let t = 256usize;
+    let tri: Vec<f32> = random(t * t, 19)
+        .iter()
+        .map(|v| v * 1e-3 / t as f32)
+        .collect();
+    let ta = ctx.upload(&tri).unwrap();
+    let mut tx = ctx.upload(&random(t, 20)).unwrap();
+    g.bench_function("strsv_256", |b| {
+        b.iter_custom(|iters| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                let ti = t as i32;
+                ctx.strsv(
+                    ColMajor,
+                    Uplo::Upper,
+                    NoTrans,
+                    Diag::Unit,
+                    ti,
+                    &ta,
+                    ti,
+                    &mut tx,
+                    1,
+                )
+                .unwrap();
+            }
+            tx.read_range(0, 1).unwrap();
+            start.elapsed()
+        })
+    });
+    let s = 16usize;
+    let si = s as i32;
+    let (ha, hx) = (random(s * s, 21), random(s, 22));
+    let mut hy = random(s, 23);
+    g.bench_function("cblas_sgemv_16", |b| {
+        b.iter(|| {
+            cblas::sgemv(
+                &ctx, ColMajor, NoTrans, si, si, 1.0, &ha, si, &hx, 1, 0.5, &mut hy, 1,
+            )
+            .unwrap()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, saxpy, sdot, sgemv, sgemm, latency);
 criterion_main!(benches);

@@ -67,6 +67,30 @@ vec4 load_logical(sampler2D s, int width, int inc, int n, int t) {
 // texture of the grid's width); without it they load logical texel t = q.y * grid_width + q.x
 // element by element. (A run-time branch would not do: llvmpipe executes both sides.)
 
+// The sum of the texels of the size rectangle at the origin of s, row by row: what a final
+// reduction pass folds itself (at most the fan-in). Four texels a round, fetched before any
+// is added; the sum keeps its order.
+vec4 sum_rect(sampler2D s, ivec2 size) {
+    vec4 acc = vec4(0.0);
+    for (int y = 0; y < size.y; ++y) {
+        int x = 0;
+        for (; x + 4 <= size.x; x += 4) {
+            vec4 v0 = texelFetch(s, ivec2(x, y), 0);
+            vec4 v1 = texelFetch(s, ivec2(x + 1, y), 0);
+            vec4 v2 = texelFetch(s, ivec2(x + 2, y), 0);
+            vec4 v3 = texelFetch(s, ivec2(x + 3, y), 0);
+            acc += v0;
+            acc += v1;
+            acc += v2;
+            acc += v3;
+        }
+        for (; x < size.x; ++x) {
+            acc += texelFetch(s, ivec2(x, y), 0);
+        }
+    }
+    return acc;
+}
+
 // isamax candidates are texels (|x|, index / 2^24, index % 2^24, priority), chosen as
 // reference BLAS's sequential loop chooses: the first element of largest |x| among the
 // numbers, where a NaN never compares larger, so a NaN loses to every number (priority

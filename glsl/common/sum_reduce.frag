@@ -1,5 +1,8 @@
 // Ping-pong pass: fragment p sums the texels p + k*fold_step (k < fan_in) of the src_size
 // rectangle of src, lane by lane. With fan_in 2 this is the blueprint's half reduction.
+// Four texels a round, fetched before any is added (a small pass has few fragments, and a
+// chain of one fetch at a time leaves each fetch's latency exposed); the sums keep their
+// order. Positions grow with k, so where the last of a round is inside all four are.
 uniform sampler2D src;
 uniform ivec2 src_size;
 uniform int fan_in;
@@ -7,16 +10,34 @@ uniform ivec2 fold_step;
 
 layout(location = 0) out vec4 result;
 
+bool inside(ivec2 q) {
+    return q.x < src_size.x && q.y < src_size.y;
+}
+
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 acc = vec4(0.0);
-    for (int k = 0; k < fan_in; ++k) {
+    int k = 0;
+    for (; k + 4 <= fan_in; k += 4) {
         ivec2 q = p + k * fold_step;
-        if (q.x >= src_size.x || q.y >= src_size.y) {
+        if (!inside(q + 3 * fold_step)) {
             break;
         }
-        vec4 v = texelFetch(src, q, 0);
-        acc += v;
+        vec4 v0 = texelFetch(src, q, 0);
+        vec4 v1 = texelFetch(src, q + fold_step, 0);
+        vec4 v2 = texelFetch(src, q + 2 * fold_step, 0);
+        vec4 v3 = texelFetch(src, q + 3 * fold_step, 0);
+        acc += v0;
+        acc += v1;
+        acc += v2;
+        acc += v3;
+    }
+    for (; k < fan_in; ++k) {
+        ivec2 q = p + k * fold_step;
+        if (!inside(q)) {
+            break;
+        }
+        acc += texelFetch(src, q, 0);
     }
     result = acc;
 }

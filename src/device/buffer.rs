@@ -467,7 +467,7 @@ impl Buffer {
             inner: self.ctx.clone(),
         };
         let l = self.layout;
-        let surface = ctx.inner.enter()?.create_surface(l.width, l.height)?;
+        let surface = ctx.inner.take_surface(l.width, l.height)?;
         let mut b = Buffer::with_layout(&ctx, surface, l);
         b.copy_from(self)?;
         Ok(b)

@@ -295,6 +295,15 @@ impl Context {
         self.inner.gl.take_times()
     }
 
+    /// Testing aid: the next draw of this context also makes an invalid GL call
+    /// (`GL_INVALID_ENUM`), as a driver error inside a routine would, so that a test can
+    /// check that the routine returns it as [`Error::Gl`]. Nothing else changes.
+    #[doc(hidden)]
+    pub fn plant_gl_error(&self) -> Result<()> {
+        self.inner.enter()?.fail_next_draw();
+        Ok(())
+    }
+
     /// Frees the scratch textures and readback buffers this context keeps for reuse.
     pub fn trim(&self) -> Result<()> {
         let gl = self.inner.enter()?;

@@ -12,6 +12,11 @@ use crate::gl::{Gl, GlBuffer, Surface};
 /// Scratch textures kept for reuse beyond this many bytes are freed (all but the newest).
 const POOL_BUDGET_BYTES: usize = 512 << 20;
 
+/// Scratch textures kept for reuse per shape: more are freed when given back (buffers
+/// dropped by the user return their small textures to the pool, and a program that drops
+/// many of one shape should not keep them all).
+const KEPT_PER_SHAPE: usize = 16;
+
 /// Pack buffers kept for reuse: allocating one (pinned host memory on some drivers) costs
 /// more than the readback itself.
 const KEPT_PACK_BUFFERS: usize = 2;
@@ -144,11 +149,20 @@ impl SurfacePool {
         Some(s)
     }
 
-    /// Keeps `s` for reuse. When the budget would be exceeded the older surfaces go first;
+    /// Keeps `s` for reuse, up to [`KEPT_PER_SHAPE`] of its shape (beyond that it is freed).
+    /// When the budget would be exceeded the older surfaces go first;
     /// the newest is always kept, even one larger than the budget, so that a routine called
     /// again and again on a huge buffer reuses its scratch texture instead of allocating a
     /// new one each time (`Context::trim` frees it).
     fn give(&mut self, gl: &Gl, s: Surface) {
+        if self
+            .free
+            .get(&(s.width, s.height))
+            .is_some_and(|l| l.len() >= KEPT_PER_SHAPE)
+        {
+            gl.delete_surface(s);
+            return;
+        }
         let b = surface_bytes(&s);
         if self.bytes + b > POOL_BUDGET_BYTES {
             self.clear(gl);

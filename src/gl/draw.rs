@@ -36,6 +36,7 @@ impl Gl {
         mut before: impl FnMut(usize),
     ) {
         assert!(!targets.is_empty());
+        self.raise_planted_fault();
         for t in targets {
             for &(x, y, w, h) in rects {
                 assert!(
@@ -92,6 +93,7 @@ impl Gl {
     ///
     /// Only for devices whose [`GlStrings::image_stores`] is true.
     pub(crate) fn draw_image_stores(&self, images: &[&Surface], w: u32, h: u32) {
+        self.raise_planted_fault();
         let set = self
             .framebuffer_parameteri
             .expect("image-store kernels only run where glFramebufferParameteri exists");

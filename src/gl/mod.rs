@@ -53,6 +53,9 @@ pub(crate) struct Gl {
     /// 8-11 us, whatever the draw (BENCHMARKS.md, session 10), so binding the default
     /// framebuffer again after each draw doubled the cost of every pass.
     bound: std::cell::Cell<Bound>,
+    /// Whether the next draw also makes an invalid GL call: a testing aid that raises a GL
+    /// error inside a routine, where a driver's would come from.
+    fault: std::cell::Cell<bool>,
 }
 
 /// The framebuffers bound to the draw and read targets.
@@ -113,6 +116,7 @@ impl Gl {
             vertex_shaders: std::cell::RefCell::new(Vec::new()),
             profile: Profile::new(profile),
             bound: std::cell::Cell::new(Bound::default()),
+            fault: std::cell::Cell::new(false),
         })
     }
 
@@ -175,6 +179,21 @@ impl Gl {
                     .max(1) as u32,
                 extensions,
             }
+        }
+    }
+
+    /// Makes the next draw also raise a GL error (`GL_INVALID_ENUM`), as a driver error
+    /// inside a routine would: what tests use to check that such errors reach the caller.
+    pub(crate) fn fail_next_draw(&self) {
+        self.fault.set(true);
+    }
+
+    /// At a draw: raises the error [`Gl::fail_next_draw`] asked for.
+    fn raise_planted_fault(&self) {
+        if self.fault.take() {
+            // SAFETY: glEnable of a capability that does not exist only records
+            // GL_INVALID_ENUM; no state changes.
+            unsafe { self.gl.enable(0xFFFF) };
         }
     }
 

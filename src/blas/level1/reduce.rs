@@ -2,8 +2,9 @@
 //!
 //! A map pass reads the input vector(s) and folds `fan_in` texels per fragment into a
 //! scratch texture; ping-pong passes fold `fan_in` texels at a time between two pooled
-//! scratch textures until one texel is left; a final pass writes the scalar into a 1x1
-//! texture. No pass waits for the GPU: the only sync is the readback of a host result.
+//! scratch textures until one texel is left (at most `fan_in` for the sums, whose final pass
+//! folds those itself); a final pass writes the scalar into a 1x1 texture. No pass waits
+//! for the GPU: the only sync is the readback of a host result.
 //!
 //! Every pass folds a rectangle of texels without integer division: rows first (fragment
 //! (x, y) combines (x, y + k*rows_out)), and once one row is left, columns (fragment (x, 0)
@@ -51,11 +52,11 @@ const IAMAX: Map = [&IAMAX_MAP, &IAMAX_MAP_UNIT];
 static MAX_REDUCE: Kernel = crate::kernel!("level1/max_reduce.frag");
 /// Ping-pong pass: best of `fan_in` isamax candidates.
 static IAMAX_REDUCE: Kernel = crate::kernel!("level1/iamax_reduce.frag");
-/// Last pass: sum of the four lanes of texel 0.
+/// Last pass: the sum of the texels left, then of its four lanes.
 static SUM_FINAL: Kernel = crate::kernel!("level1/sum_final.frag");
 /// Last pass: max of the four lanes of texel 0.
 static MAX_FINAL: Kernel = crate::kernel!("level1/max_final.frag");
-/// Last snrm2 pass: scale * sqrt(sum of lanes).
+/// Last snrm2 pass: scale * sqrt(sum of the texels left and their lanes).
 static NRM2_FINAL: Kernel = crate::kernel!("level1/nrm2_final.frag");
 
 /// The kernels of this file.
@@ -93,14 +94,17 @@ pub(crate) const X: OperandNames = ("x", "x_width", "incx");
 pub(crate) const Y: OperandNames = ("y", "y_width", "incy");
 
 /// One fold of a `w x h` rectangle of texels: the output rectangle and the step between the
-/// texels a fragment combines. Rows fold first; a single row folds along its length.
+/// texels a fragment combines. Rows fold first while there are at least `fan_in` of them;
+/// fewer rows than that fold along their length first (a fold of 2 rows into 1 would be a
+/// pass that halves the work left, where folding the columns divides it by `fan_in`), and
+/// a single column folds its rows.
 fn fold_rect(w: u32, h: u32, fan_in: u32) -> ((u32, u32), [i32; 2]) {
-    if h > 1 {
+    if h > 1 && (h >= fan_in || w == 1) {
         let rows = h.div_ceil(fan_in);
         ((w, rows), [0, rows as i32])
     } else {
         let cols = w.div_ceil(fan_in);
-        ((cols, 1), [cols as i32, 0])
+        ((cols, h), [cols as i32, 0])
     }
 }
 
@@ -111,16 +115,18 @@ fn bind_operand(gl: &Gl, p: &Program, unit: u32, op: &Operand) {
     gl.set_i32(p, inc, op.inc);
 }
 
-/// Runs `map` over `n` logical elements and the ping-pong passes of `combine` until one
-/// texel is left. Returns the two scratch surfaces and the index of the one holding it.
-pub(crate) fn reduce_to_texel(
+/// Runs `map` over `n` logical elements and the ping-pong passes of `combine` until at most
+/// `stop` texels are left (one, or as many as a final pass folds itself). Returns the two
+/// scratch surfaces, the index of the one holding them and the rectangle they fill.
+pub(crate) fn reduce_to_texels(
     inner: &Inner,
     map: Map,
     operands: &[Operand],
     extra: Option<(&'static str, &Surface)>,
     n: i32,
     combine: &Kernel,
-) -> Result<([Surface; 2], usize)> {
+    stop: u32,
+) -> Result<([Surface; 2], usize, (u32, u32))> {
     let fan_in = inner.reduce_fan_in();
     // The grid: the logical texels, laid out as a buffer of n elements would be (so as wide
     // as a unit-stride operand of more than one row; a zero increment may leave an operand
@@ -153,10 +159,11 @@ pub(crate) fn reduce_to_texel(
 
     let mut cur = 0;
     let mut size = (w, h);
-    if size != (1, 1) {
+    let left = |(w, h): (u32, u32)| w as u64 * h as u64 > stop.max(1) as u64;
+    if left(size) {
         let prog = inner.program(combine)?;
         gl.use_program(&prog);
-        while size != (1, 1) {
+        while left(size) {
             let ((w, h), step) = fold_rect(size.0, size.1, fan_in);
             fold(
                 gl,
@@ -172,14 +179,29 @@ pub(crate) fn reduce_to_texel(
             size = (w, h);
         }
     }
-    Ok((pair, cur))
+    Ok((pair, cur, size))
 }
 
-/// Runs a one-texel-in, one-texel-out final pass into a new 1x1 surface.
+/// [`reduce_to_texels`] down to one texel. Returns the two scratch surfaces and the index
+/// of the one holding it.
+pub(crate) fn reduce_to_texel(
+    inner: &Inner,
+    map: Map,
+    operands: &[Operand],
+    extra: Option<(&'static str, &Surface)>,
+    n: i32,
+    combine: &Kernel,
+) -> Result<([Surface; 2], usize)> {
+    reduce_to_texels(inner, map, operands, extra, n, combine, 1).map(|(p, c, _)| (p, c))
+}
+
+/// Runs a final pass into a new 1x1 surface: one fragment that reads the `size` rectangle
+/// of `src` (one texel for the max kernels; the sum kernels fold up to the fan-in).
 fn final_pass(
     inner: &Inner,
     kernel: &Kernel,
     src: &Surface,
+    size: (u32, u32),
     extra: Option<(&'static str, &Surface)>,
 ) -> Result<Surface> {
     let out = inner.take_surface(1, 1)?;
@@ -187,6 +209,7 @@ fn final_pass(
     let gl = inner.enter()?;
     gl.use_program(&prog);
     gl.set_texture(&prog, "src", 0, src);
+    gl.set_ivec2(&prog, "src_size", [size.0 as i32, size.1 as i32]);
     if let Some((name, s)) = extra {
         gl.set_texture(&prog, name, 1, s);
     }
@@ -203,8 +226,11 @@ fn sum_reduction(
     n: i32,
     last: &Kernel,
 ) -> Result<Surface> {
-    let (pair, cur) = reduce_to_texel(inner, map, operands, extra, n, &SUM_REDUCE)?;
-    let out = final_pass(inner, last, &pair[cur], extra);
+    // The final pass folds the last few texels itself: one pass fewer for each fold it
+    // saves (every pass costs a render-target change, 5 us on the H100).
+    let fan_in = inner.reduce_fan_in();
+    let (pair, cur, size) = reduce_to_texels(inner, map, operands, extra, n, &SUM_REDUCE, fan_in)?;
+    let out = final_pass(inner, last, &pair[cur], size, extra);
     for s in pair {
         inner.give_surface(s);
     }
@@ -420,7 +446,7 @@ impl Context {
         }];
         // Scale = max |x_i|, so that the squares summed next lie in [0, 1].
         let (pair, cur) = reduce_to_texel(inner, AMAX, &ops, None, n, &MAX_REDUCE)?;
-        let scale = final_pass(inner, &MAX_FINAL, &pair[cur], None);
+        let scale = final_pass(inner, &MAX_FINAL, &pair[cur], (1, 1), None);
         for s in pair {
             inner.give_surface(s);
         }
@@ -509,10 +535,12 @@ mod tests {
     use super::fold_rect;
 
     #[test]
-    fn folds_rows_first_then_the_last_row() {
+    fn folds_many_rows_first_then_along_the_rows() {
         assert_eq!(fold_rect(8192, 8192, 16), ((8192, 512), [0, 512]));
         assert_eq!(fold_rect(8192, 17, 16), ((8192, 2), [0, 2]));
-        assert_eq!(fold_rect(8192, 2, 16), ((8192, 1), [0, 1]));
+        assert_eq!(fold_rect(8192, 16, 16), ((8192, 1), [0, 1]));
+        assert_eq!(fold_rect(8192, 2, 16), ((512, 2), [512, 0]));
+        assert_eq!(fold_rect(1, 2, 16), ((1, 1), [0, 1]));
         assert_eq!(fold_rect(8192, 1, 16), ((512, 1), [512, 0]));
         assert_eq!(fold_rect(3, 1, 16), ((1, 1), [1, 0]));
         assert_eq!(fold_rect(1, 1, 2), ((1, 1), [1, 0]));
@@ -520,7 +548,14 @@ mod tests {
 
     #[test]
     fn every_texel_is_folded_exactly_once() {
-        for &(w, h, f) in &[(7u32, 5u32, 2u32), (8192, 3, 16), (100, 1, 3), (5, 40, 16)] {
+        for &(w, h, f) in &[
+            (7u32, 5u32, 2u32),
+            (8192, 3, 16),
+            (100, 1, 3),
+            (5, 40, 16),
+            (1, 9, 16),
+            (30, 7, 4),
+        ] {
             let ((ow, oh), [sx, sy]) = fold_rect(w, h, f);
             let mut seen = vec![0u32; (w * h) as usize];
             for y in 0..oh as i32 {

@@ -27,11 +27,21 @@ static MV: Kernel = crate::kernel!("level2/mv.frag").header(STORAGE_GLSL);
 /// The kernels of this file.
 pub(crate) const KERNELS: [&Kernel; 1] = [&MV];
 
+/// The shortest chunk of a split product on a hardware device, in texels. Short chunks
+/// mean more fragments and shorter chains of fetches in each: sgemv 1024^2 on the H100
+/// took 58 us a call with chunks of at least 64 texels, 44 with 16 and 39 with 8, and
+/// 4096^2 was the same with each (BENCHMARKS.md, session 10).
+const MIN_CHUNK_HARDWARE: usize = 8;
+
+/// The shortest chunk on a software device, whose few cores gain nothing from more
+/// fragments.
+const MIN_CHUNK_SOFTWARE: usize = 64;
+
 /// How a product splits its summed index (`summed` texels of 4 values) over fragments:
 /// `(chunks, texels per chunk)`. Enough chunks that about 2^17 fragments run on a hardware
-/// device (2^12 on a software one, which has a few cores), each chunk at least 64 texels
-/// long and at most `max_chunk`, and the stacked bands (`chunks * band_rows` rows) within
-/// `max_texture`.
+/// device (2^12 on a software one, which has a few cores), each chunk at least
+/// [`MIN_CHUNK_HARDWARE`] (or [`MIN_CHUNK_SOFTWARE`]) texels long and at most `max_chunk`,
+/// and the stacked bands (`chunks * band_rows` rows) within `max_texture`.
 pub(crate) fn split_sum(
     out_texels: usize,
     summed: usize,
@@ -41,10 +51,15 @@ pub(crate) fn split_sum(
     max_chunk: usize,
 ) -> (usize, usize) {
     let want: usize = if software { 1 << 12 } else { 1 << 17 };
+    let min_chunk = if software {
+        MIN_CHUNK_SOFTWARE
+    } else {
+        MIN_CHUNK_HARDWARE
+    };
     let most = max_texture / band_rows.max(1);
     let chunks = want
         .div_ceil(out_texels.max(1))
-        .min(summed.div_ceil(64))
+        .min(summed.div_ceil(min_chunk))
         .max(summed.div_ceil(max_chunk.max(1)))
         .min(most)
         .max(1);
@@ -242,6 +257,8 @@ mod tests {
             split_sum(4096, 4096, 1, 32768, false, usize::MAX),
             (32, 128)
         );
+        // 1024^2 on a GPU: 256 output texels, 256 summed: 32 chunks of the shortest, 8.
+        assert_eq!(split_sum(256, 256, 1, 32768, false, usize::MAX), (32, 8));
         assert_eq!(split_sum(4096, 4096, 1, 32768, true, usize::MAX), (1, 4096));
     }
 }
