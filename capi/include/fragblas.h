@@ -102,8 +102,15 @@ void cblas_strsm(CBLAS_LAYOUT layout, CBLAS_SIDE Side, CBLAS_UPLO Uplo, CBLAS_TR
                  const int M, const int N, const float alpha, const float *A, const int lda, float *B, const int ldb);
 
 /* Called with the CBLAS position of an invalid argument; define your own to replace the
- * default (which prints reference CBLAS's message and exits). */
+ * default (which prints reference CBLAS's message and exits). As in reference CBLAS, a
+ * row-major call reports the position in the column-major call it stands for (M and N,
+ * KL and KU, lda and ldb, incx and incy exchanged where the routine has both) with
+ * RowMajorStrg set to 1 during the call of the handler; a size, leading dimension or
+ * increment is reported under the Fortran name ("cblas_sgemm ", blank-padded to six
+ * characters) with an empty form, an enumeration under the C name with a message. */
 void cblas_xerbla(int p, const char *rout, const char *form, ...);
+extern int RowMajorStrg;
+extern int CBLAS_CallFromC;
 
 /* ---- Fortran BLAS (column-major; isamax_ is 1-based) ---- */
 void saxpy_(const int *n, const float *alpha, const float *x, const int *incx, float *y, const int *incy);

@@ -12,7 +12,7 @@ use fragblas_core::{Context, Diag, Error, Layout, Side, Transpose, Uplo};
 use crate::cpu::{forwarding, is_forwarding};
 use crate::gpu::{call, gpu, Failure, Slices};
 use crate::route::{config, record, Mode, Route, Work, AUTO_FLOOR_FLOPS};
-use crate::xerbla::{report, Api};
+use crate::xerbla::{report, Api, Layer};
 
 /// An invalid enumeration: its position in the API's argument list and what it was.
 pub type Bad = (u32, String);
@@ -101,7 +101,7 @@ where
     let attempt = catch_unwind(AssertUnwindSafe(|| {
         let e = match (c.enums)() {
             Ok(e) => e,
-            Err((pos, msg)) => return Err(Failure::Invalid(pos, msg)),
+            Err((pos, msg)) => return Err(Failure::InvalidEnum(pos, msg)),
         };
         let g = c.gpu;
         // Level 2 and 3 Fortran symbols have no layout argument: positions shift by one.
@@ -117,7 +117,11 @@ where
             t
         }
         Ok(Err(Failure::Invalid(pos, msg))) => {
-            report(api, routine, pos, &msg);
+            report(api, routine, pos, &msg, Layer::Fortran);
+            T::default()
+        }
+        Ok(Err(Failure::InvalidEnum(pos, msg))) => {
+            report(api, routine, pos, &msg, Layer::C);
             T::default()
         }
         Ok(Err(Failure::Other(msg))) => {
@@ -146,8 +150,9 @@ pub fn no_enums() -> Result<(), Bad> {
     Ok(())
 }
 
+/// An invalid enumeration, with reference CBLAS's message for it (`Illegal ... setting`).
 fn bad(pos: u32, what: &str, v: impl std::fmt::Display) -> Bad {
-    (pos, format!("illegal {what} setting, {v}"))
+    (pos, format!("Illegal {what} setting, {v}"))
 }
 
 /// CBLAS `CBLAS_LAYOUT` (101 row-major, 102 column-major).

@@ -273,6 +273,9 @@ impl Slices {
 pub enum Failure {
     /// A BLAS argument is invalid: the CBLAS position and the crate's message.
     Invalid(u32, String),
+    /// An enumeration argument is invalid: what reference CBLAS's C layer checks itself,
+    /// before it calls its Fortran layer (the position and the message).
+    InvalidEnum(u32, String),
     /// Anything else (no device, a pointer that is null where data is needed, a GL
     /// failure, a panic): the caller runs the CPU BLAS instead.
     Other(String),

@@ -31,7 +31,7 @@ export! {
     /// `y := alpha*op(A)*x + beta*y`.
     fn cblas_sgemv(layout: c_int, trans: c_int, m: c_int, n: c_int, alpha: f32, a: *const f32, lda: c_int,
         x: *const f32, incx: c_int, beta: f32, y: *mut f32, incy: c_int) => |cpu| {
-        go!("sgemv", Api::Cblas, mv(mn(m, n), m, n), cpu,
+        go!("sgemv", Api::cblas(layout), mv(mn(m, n), m, n), cpu,
             || Ok((c_layout(layout, 1)?, c_trans(trans, 2)?)), ["a", "x", "y"], [a, x, y],
             move |ctx, s, &(l, t)| cblas::sgemv(ctx, l, t, m, n, alpha, s.r(0), lda, s.r(1), incx, beta, s.w(2), incy))
     }
@@ -52,7 +52,7 @@ export! {
     /// `y := alpha*op(A)*x + beta*y` with A banded (kl sub-, ku super-diagonals).
     fn cblas_sgbmv(layout: c_int, trans: c_int, m: c_int, n: c_int, kl: c_int, ku: c_int, alpha: f32,
         a: *const f32, lda: c_int, x: *const f32, incx: c_int, beta: f32, y: *mut f32, incy: c_int) => |cpu| {
-        go!("sgbmv", Api::Cblas, mv(mn(lda, n), m, n), cpu,
+        go!("sgbmv", Api::cblas(layout), mv(mn(lda, n), m, n), cpu,
             || Ok((c_layout(layout, 1)?, c_trans(trans, 2)?)), ["a", "x", "y"], [a, x, y],
             move |ctx, s, &(l, t)| cblas::sgbmv(ctx, l, t, m, n, kl, ku, alpha, s.r(0), lda, s.r(1), incx, beta, s.w(2), incy))
     }
@@ -74,7 +74,7 @@ export! {
     /// `y := alpha*A*x + beta*y` with A symmetric (one triangle read).
     fn cblas_ssymv(layout: c_int, uplo: c_int, n: c_int, alpha: f32, a: *const f32, lda: c_int,
         x: *const f32, incx: c_int, beta: f32, y: *mut f32, incy: c_int) => |cpu| {
-        go!("ssymv", Api::Cblas, mv(mn(n, n), n, n), cpu,
+        go!("ssymv", Api::cblas(layout), mv(mn(n, n), n, n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["a", "x", "y"], [a, x, y],
             move |ctx, s, &(l, u)| cblas::ssymv(ctx, l, u, n, alpha, s.r(0), lda, s.r(1), incx, beta, s.w(2), incy))
     }
@@ -95,7 +95,7 @@ export! {
     /// `y := alpha*A*x + beta*y` with A symmetric banded (k off-diagonals).
     fn cblas_ssbmv(layout: c_int, uplo: c_int, n: c_int, k: c_int, alpha: f32, a: *const f32, lda: c_int,
         x: *const f32, incx: c_int, beta: f32, y: *mut f32, incy: c_int) => |cpu| {
-        go!("ssbmv", Api::Cblas, mv(mn(lda, n), n, n), cpu,
+        go!("ssbmv", Api::cblas(layout), mv(mn(lda, n), n, n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["a", "x", "y"], [a, x, y],
             move |ctx, s, &(l, u)| cblas::ssbmv(ctx, l, u, n, k, alpha, s.r(0), lda, s.r(1), incx, beta, s.w(2), incy))
     }
@@ -117,7 +117,7 @@ export! {
     /// `y := alpha*A*x + beta*y` with A symmetric, packed.
     fn cblas_sspmv(layout: c_int, uplo: c_int, n: c_int, alpha: f32, ap: *const f32,
         x: *const f32, incx: c_int, beta: f32, y: *mut f32, incy: c_int) => |cpu| {
-        go!("sspmv", Api::Cblas, mv(packed(n), n, n), cpu,
+        go!("sspmv", Api::cblas(layout), mv(packed(n), n, n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["ap", "x", "y"], [ap, x, y],
             move |ctx, s, &(l, u)| cblas::sspmv(ctx, l, u, n, alpha, s.r(0), s.r(1), incx, beta, s.w(2), incy))
     }
@@ -141,7 +141,7 @@ macro_rules! triangular {
             /// Triangular product or solve, A full (see the crate's `cblas` module).
             fn $cname(layout: c_int, uplo: c_int, trans: c_int, diag: c_int, n: c_int, a: *const f32, lda: c_int,
                 x: *mut f32, incx: c_int) => |cpu| {
-                go!(stringify!($name), Api::Cblas, mv(mn(n, n), n, n), cpu,
+                go!(stringify!($name), Api::cblas(layout), mv(mn(n, n), n, n), cpu,
                     || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?, c_trans(trans, 3)?, c_diag(diag, 4)?)),
                     ["a", "x"], [a, x],
                     move |ctx, s, &(l, u, t, d)| cblas::$name(ctx, l, u, t, d, n, s.r(0), lda, s.w(1), incx))
@@ -164,7 +164,7 @@ macro_rules! triangular {
             /// Triangular product or solve, A banded (see the crate's `cblas` module).
             fn $cname(layout: c_int, uplo: c_int, trans: c_int, diag: c_int, n: c_int, k: c_int, a: *const f32,
                 lda: c_int, x: *mut f32, incx: c_int) => |cpu| {
-                go!(stringify!($name), Api::Cblas, mv(mn(lda, n), n, n), cpu,
+                go!(stringify!($name), Api::cblas(layout), mv(mn(lda, n), n, n), cpu,
                     || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?, c_trans(trans, 3)?, c_diag(diag, 4)?)),
                     ["a", "x"], [a, x],
                     move |ctx, s, &(l, u, t, d)| cblas::$name(ctx, l, u, t, d, n, k, s.r(0), lda, s.w(1), incx))
@@ -188,7 +188,7 @@ macro_rules! triangular {
             /// Triangular product or solve, A packed (see the crate's `cblas` module).
             fn $cname(layout: c_int, uplo: c_int, trans: c_int, diag: c_int, n: c_int, ap: *const f32,
                 x: *mut f32, incx: c_int) => |cpu| {
-                go!(stringify!($name), Api::Cblas, mv(packed(n), n, n), cpu,
+                go!(stringify!($name), Api::cblas(layout), mv(packed(n), n, n), cpu,
                     || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?, c_trans(trans, 3)?, c_diag(diag, 4)?)),
                     ["ap", "x"], [ap, x],
                     move |ctx, s, &(l, u, t, d)| cblas::$name(ctx, l, u, t, d, n, s.r(0), s.w(1), incx))
@@ -219,7 +219,7 @@ export! {
     /// `A := alpha*x*y^T + A`.
     fn cblas_sger(layout: c_int, m: c_int, n: c_int, alpha: f32, x: *const f32, incx: c_int,
         y: *const f32, incy: c_int, a: *mut f32, lda: c_int) => |cpu| {
-        go!("sger", Api::Cblas, rank(mn(m, n), n), cpu,
+        go!("sger", Api::cblas(layout), rank(mn(m, n), n), cpu,
             || c_layout(layout, 1), ["x", "y", "a"], [x, y, a],
             move |ctx, s, &l| cblas::sger(ctx, l, m, n, alpha, s.r(0), incx, s.r(1), incy, s.w(2), lda))
     }
@@ -240,7 +240,7 @@ export! {
     /// `A := alpha*x*x^T + A`, one triangle of A.
     fn cblas_ssyr(layout: c_int, uplo: c_int, n: c_int, alpha: f32, x: *const f32, incx: c_int,
         a: *mut f32, lda: c_int) => |cpu| {
-        go!("ssyr", Api::Cblas, rank(mn(n, n), n), cpu,
+        go!("ssyr", Api::cblas(layout), rank(mn(n, n), n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["x", "a"], [x, a],
             move |ctx, s, &(l, u)| cblas::ssyr(ctx, l, u, n, alpha, s.r(0), incx, s.w(1), lda))
     }
@@ -260,7 +260,7 @@ export! {
 export! {
     /// `A := alpha*x*x^T + A`, A packed.
     fn cblas_sspr(layout: c_int, uplo: c_int, n: c_int, alpha: f32, x: *const f32, incx: c_int, ap: *mut f32) => |cpu| {
-        go!("sspr", Api::Cblas, rank(packed(n), n), cpu,
+        go!("sspr", Api::cblas(layout), rank(packed(n), n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["x", "ap"], [x, ap],
             move |ctx, s, &(l, u)| cblas::sspr(ctx, l, u, n, alpha, s.r(0), incx, s.w(1)))
     }
@@ -281,7 +281,7 @@ export! {
     /// `A := alpha*x*y^T + alpha*y*x^T + A`, one triangle of A.
     fn cblas_ssyr2(layout: c_int, uplo: c_int, n: c_int, alpha: f32, x: *const f32, incx: c_int,
         y: *const f32, incy: c_int, a: *mut f32, lda: c_int) => |cpu| {
-        go!("ssyr2", Api::Cblas, rank(mn(n, n), n), cpu,
+        go!("ssyr2", Api::cblas(layout), rank(mn(n, n), n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["x", "y", "a"], [x, y, a],
             move |ctx, s, &(l, u)| cblas::ssyr2(ctx, l, u, n, alpha, s.r(0), incx, s.r(1), incy, s.w(2), lda))
     }
@@ -302,7 +302,7 @@ export! {
     /// `A := alpha*x*y^T + alpha*y*x^T + A`, A packed.
     fn cblas_sspr2(layout: c_int, uplo: c_int, n: c_int, alpha: f32, x: *const f32, incx: c_int,
         y: *const f32, incy: c_int, ap: *mut f32) => |cpu| {
-        go!("sspr2", Api::Cblas, rank(packed(n), n), cpu,
+        go!("sspr2", Api::cblas(layout), rank(packed(n), n), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?)), ["x", "y", "ap"], [x, y, ap],
             move |ctx, s, &(l, u)| cblas::sspr2(ctx, l, u, n, alpha, s.r(0), incx, s.r(1), incy, s.w(2)))
     }

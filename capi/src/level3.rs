@@ -50,7 +50,7 @@ export! {
     /// `C := alpha*op(A)*op(B) + beta*C`.
     fn cblas_sgemm(layout: c_int, ta: c_int, tb: c_int, m: c_int, n: c_int, k: c_int, alpha: f32,
         a: *const f32, lda: c_int, b: *const f32, ldb: c_int, beta: f32, c: *mut f32, ldc: c_int) => |cpu| {
-        go!("sgemm", Api::Cblas, gemm_work(m, n, k), cpu,
+        go!("sgemm", Api::cblas(layout), gemm_work(m, n, k), cpu,
             || Ok((c_layout(layout, 1)?, c_trans(ta, 2)?, c_trans(tb, 3)?)),
             ["a", "b", "c"], [a, b, c],
             move |ctx, s, &(l, ta, tb)| cblas::sgemm(ctx, l, ta, tb, m, n, k, alpha, s.r(0), lda, s.r(1), ldb, beta, s.w(2), ldc))
@@ -74,7 +74,7 @@ export! {
     /// `C := alpha*A*B + beta*C` or `alpha*B*A + beta*C` with A symmetric.
     fn cblas_ssymm(layout: c_int, side: c_int, uplo: c_int, m: c_int, n: c_int, alpha: f32,
         a: *const f32, lda: c_int, b: *const f32, ldb: c_int, beta: f32, c: *mut f32, ldc: c_int) => |cpu| {
-        go!("ssymm", Api::Cblas, side_work(side != 142, m, n, 2.0), cpu,
+        go!("ssymm", Api::cblas(layout), side_work(side != 142, m, n, 2.0), cpu,
             || Ok((c_layout(layout, 1)?, c_side(side, 2)?, c_uplo(uplo, 3)?)),
             ["a", "b", "c"], [a, b, c],
             move |ctx, s, &(l, sd, ul)| cblas::ssymm(ctx, l, sd, ul, m, n, alpha, s.r(0), lda, s.r(1), ldb, beta, s.w(2), ldc))
@@ -99,7 +99,7 @@ export! {
     /// `C := alpha*A*A^T + beta*C` (or `A^T*A`), one triangle of C.
     fn cblas_ssyrk(layout: c_int, uplo: c_int, trans: c_int, n: c_int, k: c_int, alpha: f32,
         a: *const f32, lda: c_int, beta: f32, c: *mut f32, ldc: c_int) => |cpu| {
-        go!("ssyrk", Api::Cblas, rank_work(n, k, 1.0, false), cpu,
+        go!("ssyrk", Api::cblas(layout), rank_work(n, k, 1.0, false), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?, c_trans(trans, 3)?)),
             ["a", "c"], [a, c],
             move |ctx, s, &(l, ul, t)| cblas::ssyrk(ctx, l, ul, t, n, k, alpha, s.r(0), lda, beta, s.w(1), ldc))
@@ -123,7 +123,7 @@ export! {
     /// `C := alpha*(A*B^T + B*A^T) + beta*C` (or the transposed form), one triangle of C.
     fn cblas_ssyr2k(layout: c_int, uplo: c_int, trans: c_int, n: c_int, k: c_int, alpha: f32,
         a: *const f32, lda: c_int, b: *const f32, ldb: c_int, beta: f32, c: *mut f32, ldc: c_int) => |cpu| {
-        go!("ssyr2k", Api::Cblas, rank_work(n, k, 2.0, true), cpu,
+        go!("ssyr2k", Api::cblas(layout), rank_work(n, k, 2.0, true), cpu,
             || Ok((c_layout(layout, 1)?, c_uplo(uplo, 2)?, c_trans(trans, 3)?)),
             ["a", "b", "c"], [a, b, c],
             move |ctx, s, &(l, ul, t)| cblas::ssyr2k(ctx, l, ul, t, n, k, alpha, s.r(0), lda, s.r(1), ldb, beta, s.w(2), ldc))
@@ -147,7 +147,7 @@ export! {
     /// `B := alpha*op(A)*B` or `alpha*B*op(A)` with A triangular.
     fn cblas_strmm(layout: c_int, side: c_int, uplo: c_int, ta: c_int, diag: c_int, m: c_int,
         n: c_int, alpha: f32, a: *const f32, lda: c_int, b: *mut f32, ldb: c_int) => |cpu| {
-        go!("strmm", Api::Cblas, side_work(side != 142, m, n, 1.0), cpu,
+        go!("strmm", Api::cblas(layout), side_work(side != 142, m, n, 1.0), cpu,
             || Ok((c_layout(layout, 1)?, c_side(side, 2)?, c_uplo(uplo, 3)?, c_trans(ta, 4)?, c_diag(diag, 5)?)),
             ["a", "b"], [a, b],
             move |ctx, s, &(l, sd, ul, t, d)| cblas::strmm(ctx, l, sd, ul, t, d, m, n, alpha, s.r(0), lda, s.w(1), ldb))
@@ -172,7 +172,7 @@ export! {
     /// Solves `op(A)*X = alpha*B` or `X*op(A) = alpha*B` with A triangular; X overwrites B.
     fn cblas_strsm(layout: c_int, side: c_int, uplo: c_int, ta: c_int, diag: c_int, m: c_int,
         n: c_int, alpha: f32, a: *const f32, lda: c_int, b: *mut f32, ldb: c_int) => |cpu| {
-        go!("strsm", Api::Cblas, side_work(side != 142, m, n, 1.0), cpu,
+        go!("strsm", Api::cblas(layout), side_work(side != 142, m, n, 1.0), cpu,
             || Ok((c_layout(layout, 1)?, c_side(side, 2)?, c_uplo(uplo, 3)?, c_trans(ta, 4)?, c_diag(diag, 5)?)),
             ["a", "b"], [a, b],
             move |ctx, s, &(l, sd, ul, t, d)| cblas::strsm(ctx, l, sd, ul, t, d, m, n, alpha, s.r(0), lda, s.w(1), ldb))

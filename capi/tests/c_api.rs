@@ -116,6 +116,49 @@ fn argument_errors_reach_the_programs_own_handlers_at_reference_positions() {
 }
 
 #[test]
+fn the_default_cblas_handler_prints_the_callers_row_major_position_and_stops() {
+    // Reference CBLAS passes the column-major call's position (5: N there is the caller's
+    // M) with RowMajorStrg set, and its default handler maps it back to the caller's 4; the
+    // name is its Fortran layer's, blank-padded to six characters. The CPU route runs
+    // reference CBLAS itself: both print the same.
+    let dir = out_dir();
+    let src = dir.join("bad_row.c");
+    std::fs::write(
+        &src,
+        "#include \"fragblas.h\"\nint main(void){float a[16]={0};\n\
+         cblas_sgemm(CblasRowMajor,CblasNoTrans,CblasNoTrans,-1,4,4,1,a,4,a,4,0,a,4);return 3;}\n",
+    )
+    .unwrap();
+    let exe = dir.join("bad_row");
+    compile(&src, &[], &exe);
+    let printed: Vec<String> = ["gpu", "cpu"]
+        .iter()
+        .map(|route| {
+            let out = Command::new(&exe)
+                .env("FRAGBLAS_ROUTE", route)
+                .env("FRAGBLAS_CPU_BLAS", reference_blas())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert_eq!(
+                out.status.code(),
+                Some(255),
+                "{route}: exits with -1: {err}"
+            );
+            err
+        })
+        .collect();
+    assert_eq!(
+        printed[0], "Parameter 4 to routine cblas_sgemm  was incorrect\n",
+        "gpu route"
+    );
+    assert_eq!(
+        printed[0], printed[1],
+        "the GPU route prints what reference prints"
+    );
+}
+
+#[test]
 fn the_default_handler_prints_the_reference_message_and_stops() {
     let dir = out_dir();
     let src = dir.join("bad.c");
