@@ -232,7 +232,7 @@ pub unsafe extern "C" fn cblas_xerbla(info: c_int, rout: *const c_char, form: *c
         info
     };
     if info != 0 {
-        eprint!("Parameter {info} to routine {rout} was incorrect\n");
+        eprintln!("Parameter {info} to routine {rout} was incorrect");
     }
     eprint!("{}", text(form));
     std::process::exit(-1)
