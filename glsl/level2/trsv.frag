@@ -4,10 +4,14 @@
 // unknown before the block in that order is already solved in t.
 //
 // With SOLVE, fragment f writes lanes 4f..4f+3 of the block's solution s (in block order),
-// solving the block's first 4f+4 unknowns itself (nb is small; every fragment does the
-// same operations in the same order, so they agree bit for bit). Without SOLVE, the
-// fragment of t's texel T writes t's four lanes: an unknown of the block gets its value
-// from s, one after the block t_i - sum_k op(A)(i, order(k)) s_k, one before it stays.
+// solving the whole block itself and keeping its four unknowns as they come (nb is small;
+// every fragment does the same operations in the same order, so they agree bit for bit,
+// and every fragment loops the same number of times: Mesa's softpipe, GL 3.3, computed
+// wrong values when fragments of a quad ran loops of different lengths over the array of
+// solved values and read their own back by a computed index afterwards, issue 31).
+// Without SOLVE, the fragment of t's texel T writes t's four lanes: an unknown of the
+// block gets its value from s, one after the block t_i - sum_k op(A)(i, order(k)) s_k, one
+// before it stays.
 //
 // As reference BLAS: with skip_zero (the non-transposed solves, reference's column loops),
 // a solved value of 0 neither divides by its diagonal nor updates the others, so a zero or
@@ -36,8 +40,8 @@ bool in_band(int i, int j) {
 void main() {
     int f = int(gl_FragCoord.x);
     float sv[NB];
-    int last = min(4 * f + 4, nb);
-    for (int k = 0; k < last; ++k) {
+    vec4 out_v = vec4(0.0);
+    for (int k = 0; k < nb; ++k) {
         int j = b0 + dir * k;
         float v = load_elem(t, t_width, j);
         for (int m = 0; m < k; ++m) {
@@ -50,11 +54,8 @@ void main() {
             v /= op_mat_elem(trans, j, j);
         }
         sv[k] = v;
-    }
-    vec4 out_v = vec4(0.0);
-    for (int c = 0; c < 4; ++c) {
-        if (4 * f + c < nb) {
-            out_v[c] = sv[4 * f + c];
+        if (k >= 4 * f && k < 4 * f + 4) {
+            out_v[k - 4 * f] = v;
         }
     }
     result = out_v;

@@ -3,8 +3,8 @@
 // T is lower, backward from r1 - 1 when upper), every row before the block in solve order
 // already subtracted. T is read from its transpose Ts (texel (q/4, r) holds T(r, q..q+3))
 // and W is pitched (texel (x, y) holds rows 4x..4x+3 of column y). A lane is a texel: it
-// runs its column's substitution from the block's first row to its own rows (at most STEP,
-// defined before this file), subtracting in reference's order. As reference's loops do:
+// runs its column's substitution over the whole block (at most STEP rows, defined before
+// this file), subtracting in reference's order, and keeps its own rows. As reference's loops do:
 // skip_w leaves out the rows whose value is 0 before the division (neither divided nor
 // subtracted), skip_t the terms whose T(r, q) is 0; recip divides by multiplying with the
 // reciprocal; unit_diag divides by nothing. Rows outside the block pass through.
@@ -26,11 +26,15 @@ void main() {
     result = texelFetch(w, p, 0);
     int first = forward != 0 ? r0 : r1 - 1;
     int dir = forward != 0 ? 1 : -1;
-    // The place, in solve order, of the last of this lane's rows.
-    int last = forward != 0 ? min(i0 + 3, r1 - 1) - r0 : (r1 - 1) - max(i0, r0);
+    // Every lane runs the whole block (the same trip count in every fragment) and takes
+    // its own rows as they are solved. Mesa's softpipe (GL 3.3) computed wrong values when
+    // lanes of one quad ran loops of different lengths over these arrays and read their own
+    // rows back out of them by a computed index afterwards (issue 31); the work is that of
+    // the block's last lane either way.
+    int rows = r1 - r0;
     float sol[STEP];
     bool live[STEP];
-    for (int k = 0; k <= last; ++k) {
+    for (int k = 0; k < rows; ++k) {
         int r = first + dir * k;
         float v = texelFetch(w, ivec2(r >> 2, p.y), 0)[r & 3];
         int cached = -1;
@@ -52,11 +56,8 @@ void main() {
             v = recip != 0 ? v * (1.0 / d) : v / d;
         }
         sol[k] = v;
-    }
-    for (int c = 0; c < 4; ++c) {
-        int r = i0 + c;
-        if (r >= r0 && r < r1) {
-            result[c] = sol[(r - first) * dir];
+        if (r >= i0 && r < i0 + 4) {
+            result[r - i0] = v;
         }
     }
 }
