@@ -255,6 +255,35 @@ fn ssyr2k_every_size_triangle_transpose_and_layout() {
     );
 }
 
+/// Each sgemm kernel pinned in turn (where it cannot run a product, the usual choice
+/// stands) under small odd shapes of ssymm, ssyrk and ssyr2k: every size, k and triangle
+/// from 0 to 9, the special scalars, both layouts and transposes.
+#[test]
+fn every_gemm_kernel_under_small_symmetric_shapes() {
+    let ctx = ctx();
+    let mut r = rng(37);
+    let mut count = 0;
+    for kernel in fragblas::GemmKernel::ALL {
+        ctx.set_gemm_kernel(kernel);
+        for n in [1, 2, 3, 5, 8, 9] {
+            for k in [0, 1, 4, 7] {
+                let l = LAYOUTS[count % 2];
+                let (alpha, beta, extra) = pick(count);
+                for two in [false, true] {
+                    let modes = (l, UPLOS[(count / 2) % 2], TRANS[(count / 4) % 2]);
+                    syrk_case(&mut r, two, modes, n, k, (alpha, beta, extra));
+                }
+                if k == 0 {
+                    let modes = (l, SIDES[(count / 2) % 2], UPLOS[(count / 4) % 2]);
+                    symm_case(&mut r, modes, n, n + 1, (alpha, beta, extra));
+                }
+                count += 1;
+            }
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}
+
 /// Each sgemm kernel the routines can pick runs their blocks right (pinned in turn).
 #[test]
 fn every_gemm_kernel_under_the_symmetric_routines() {
@@ -273,6 +302,35 @@ fn every_gemm_kernel_under_the_symmetric_routines() {
         for two in [false, true] {
             let modes = (l, UPLOS[i % 2], TRANS[(i / 2) % 2]);
             syrk_case(&mut r, two, modes, 129, 33, (-1.0, 0.7, 1));
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}
+
+/// Netlib's sblat3 loops of ssyr2k (every size, k, triangle, transpose and scalar of
+/// sblat3's data, in one context) under each kernel: the strip kernels got
+/// SSYR2K('U', 'N', n = 5, k = 1, alpha = 1, lda = ldb = ldc = 6, beta = 0) wrong on
+/// llvmpipe while the default framebuffer was bound after every draw (issue 31).
+#[test]
+fn ssyr2k_sblat3_case_under_every_kernel() {
+    let ctx = ctx();
+    let mut r = rng(38);
+    for kernel in fragblas::GemmKernel::ALL {
+        ctx.set_gemm_kernel(kernel);
+        // sblat3's loops: sizes, then k, triangle, transpose, alpha, beta, in one context.
+        for n in [0, 1, 2, 3, 5, 9] {
+            for k in [0, 1, 2, 4] {
+                for uplo in UPLOS {
+                    for trans in TRANS {
+                        for alpha in [0.0, 1.0, 0.7] {
+                            for beta in [0.0, 1.0, 0.9] {
+                                let modes = (Layout::ColMajor, uplo, trans);
+                                syrk_case(&mut r, true, modes, n, k, (alpha, beta, 1));
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);

@@ -51,7 +51,11 @@ pub(crate) struct Gl {
     /// Bindings are left in place after each use and changed only when another one is
     /// needed: on NVIDIA's driver every change of the bound draw framebuffer costs the GPU
     /// 8-11 us, whatever the draw (BENCHMARKS.md, session 10), so binding the default
-    /// framebuffer again after each draw doubled the cost of every pass.
+    /// framebuffer again after each draw doubled the cost of every pass. On Mesa 22.3's
+    /// llvmpipe that pattern also lost work: the strip sgemm kernels' blended draws into
+    /// eight targets, with the default framebuffer bound after each, gave ssyr2k a wrong
+    /// C(1,5) in netlib's sblat3 (issue 31; `tests/level3_sym.rs`,
+    /// `ssyr2k_sblat3_case_under_every_kernel`, fails with it and passes without).
     bound: std::cell::Cell<Bound>,
     /// Whether the next draw also makes an invalid GL call: a testing aid that raises a GL
     /// error inside a routine, where a driver's would come from.

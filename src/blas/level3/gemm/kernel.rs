@@ -198,6 +198,24 @@ impl GemmKernel {
         }
     }
 
+    /// Whether `info`'s device has what the kernel needs at all (GL features and limits:
+    /// image stores, storage and uniform blocks, draw buffers, float blending); a kernel that
+    /// does may still be too large for a given shape. `sgemm_with` refuses a kernel the
+    /// device cannot run with [`crate::Error::Unsupported`]; `Auto` never picks one.
+    ///
+    /// ```
+    /// use fragblas::{Context, GemmKernel};
+    /// let ctx = Context::new()?;
+    /// let usable: Vec<GemmKernel> =
+    ///     GemmKernel::ALL.into_iter().filter(|k| k.runs_on(ctx.info())).collect();
+    /// assert!(usable.contains(&GemmKernel::Generic)); // every device runs the generic kernel
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn runs_on(self, info: &DeviceInfo) -> bool {
+        let (main, merge) = self.kernels();
+        main.runs_on(info) && merge.is_none_or(|m| m.runs_on(info))
+    }
+
     /// Whether the kernel can run on `info`'s device for shape `s` (draw buffers, uniform
     /// and storage blocks, image stores, and the sizes of its scratch textures and buffers).
     pub(crate) fn runs(self, info: &DeviceInfo, s: &GemmShape) -> bool {
@@ -208,7 +226,7 @@ impl GemmKernel {
         if s.m.max(s.n).max(s.k) > i32::MAX as usize {
             return matches!(self, GemmKernel::Auto | GemmKernel::Generic);
         }
-        self.kernels().0.runs_on(info)
+        self.runs_on(info)
             && match self {
                 GemmKernel::Auto | GemmKernel::Generic => true,
                 GemmKernel::Vec4 | GemmKernel::Mrt4 | GemmKernel::Mrt8 => vec4_fits(s, max as u32),
