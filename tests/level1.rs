@@ -93,7 +93,7 @@ fn assert_copy_and_swap_match_blas(
 fn saxpy_matches_blas() {
     for ctx in both_paths() {
         let mut r = rng(1);
-        for &n in &SIZES {
+        for n in sizes(&SIZES) {
             for &incx in &INCS {
                 for &incy in &INCS {
                     let alpha = if n % 2 == 0 { 0.7 } else { -1.25 };
@@ -122,7 +122,7 @@ fn saxpy_matches_blas() {
 fn scopy_and_sswap_match_blas_bit_for_bit() {
     for ctx in both_paths() {
         let mut r = rng(2);
-        for &n in &SIZES {
+        for n in sizes(&SIZES) {
             for &incx in &INCS {
                 for &incy in &INCS {
                     let x0 = vector(&mut r, n, incx, false);
@@ -140,7 +140,7 @@ fn scopy_and_sswap_match_blas_bit_for_bit() {
 fn sscal_matches_blas() {
     for ctx in both_paths() {
         let mut r = rng(3);
-        for &n in &SIZES {
+        for n in sizes(&SIZES) {
             for &incx in &INCS {
                 for alpha in [0.0f32, -1.0, 0.7] {
                     let x0 = vector(&mut r, n, incx, false);
@@ -169,7 +169,7 @@ fn sscal_matches_blas() {
 fn sdot_matches_blas() {
     let ctx = ctx();
     let mut r = rng(4);
-    for &n in &SIZES {
+    for n in sizes(&SIZES) {
         for &incx in &INCS {
             for &incy in &INCS {
                 let what = format!("sdot n={n} incx={incx} incy={incy}");
@@ -210,7 +210,7 @@ fn sdot_matches_blas() {
 fn sasum_snrm2_isamax_match_blas() {
     let ctx = ctx();
     let mut r = rng(5);
-    for &n in &SIZES {
+    for n in sizes(&SIZES) {
         for &incx in &INCS {
             let what = format!("n={n} incx={incx}");
             let xi = vector(&mut r, n, incx, true);
@@ -398,8 +398,10 @@ fn scopy_does_not_read_the_old_y() {
 fn the_image_context_updates_in_place_where_the_device_can() {
     let ctx = image_ctx();
     assert_eq!(ctx.level1_in_place(), ctx.info().image_stores);
-    // Mesa llvmpipe (CI) has image stores in both APIs.
-    if ctx.info().software {
+    // Mesa llvmpipe (CI) has image stores in both APIs, unless CI lowered its version to
+    // GLES 3.0 (FRAGBLAS_EXPECT_MINIMAL=1, tests/minimal_device.rs).
+    let minimal = std::env::var("FRAGBLAS_EXPECT_MINIMAL").is_ok_and(|v| v == "1");
+    if ctx.info().renderer.contains("llvmpipe") && !minimal {
         assert!(ctx.level1_in_place(), "{:?}", ctx.info().version);
     }
 }
@@ -682,11 +684,14 @@ fn subnormal_arithmetic_is_what_the_device_info_says() {
             assert_eq!(norm, 0.0);
         } else {
             assert_eq!(doubled, 2.0 * tiny, "{}", ctx.info().renderer);
-            assert!((norm - 1.0e-39).abs() <= 1e-45, "{norm}");
+            // sqrt(100) * tiny, exact in the subnormal range (tiny is 71362 * 2^-149),
+            // within a unit of the last place.
+            assert!((norm - 10.0 * tiny).abs() <= 2e-45, "{norm}");
         }
-        // Mesa's llvmpipe (CI) flushes them.
-        if ctx.info().software {
-            assert!(ctx.info().flushes_subnormals);
+        // Mesa's llvmpipe (CI) flushes them; its softpipe (CI's GL 3.3 device) keeps them.
+        let r = &ctx.info().renderer;
+        if r.contains("llvmpipe") || r.contains("softpipe") {
+            assert_eq!(ctx.info().flushes_subnormals, r.contains("llvmpipe"), "{r}");
         }
     }
 }

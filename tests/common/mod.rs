@@ -57,6 +57,17 @@ pub fn both_paths() -> [Context; 2] {
     [ctx(), image_ctx()]
 }
 
+/// The vector lengths of `all` this run tests: every one, or those up to
+/// `FRAGBLAS_TEST_MAX_LEN` where it is set (CI sets it for the slow GL 3.3 software device,
+/// softpipe, which runs every path on the shorter vectors).
+pub fn sizes(all: &[i32]) -> Vec<i32> {
+    let max = std::env::var("FRAGBLAS_TEST_MAX_LEN")
+        .ok()
+        .and_then(|v| v.parse::<i32>().ok())
+        .unwrap_or(i32::MAX);
+    all.iter().copied().filter(|&n| n <= max).collect()
+}
+
 pub fn rng(seed: u64) -> StdRng {
     StdRng::seed_from_u64(seed)
 }
