@@ -363,6 +363,34 @@ fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
 
 /// Each sgemm kernel the routines can pick runs their updates right (pinned in turn).
 #[test]
+fn every_gemm_kernel_under_small_triangular_shapes() {
+    // Each kernel pinned in turn under strmm and strsm of sizes 1 to 9 (where a kernel
+    // cannot run a product, the usual choice stands), every side, triangle, transpose and
+    // diagonal over the sizes.
+    let ctx = ctx();
+    let mut r = rng(48);
+    let mut c = 0;
+    for kernel in fragblas::GemmKernel::ALL {
+        ctx.set_gemm_kernel(kernel);
+        for (m, n) in [(1, 1), (2, 5), (3, 9), (5, 2), (8, 7), (9, 4)] {
+            for solve in [false, true] {
+                let modes = (
+                    LAYOUTS[c % 2],
+                    SIDES[(c / 2) % 2],
+                    UPLOS[(c / 4) % 2],
+                    TRANS[(c / 8) % 2],
+                    DIAGS[(c / 16) % 2],
+                );
+                let alpha = [1.0, 0.7, -1.0][c % 3];
+                tri_case(&mut r, solve, modes, (m, n), (alpha, c % 4));
+                c += 1;
+            }
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}
+
+#[test]
 fn every_gemm_kernel_under_the_triangular_routines() {
     let ctx = ctx();
     let mut r = rng(47);
