@@ -38,23 +38,25 @@ fn spec(routine: &'static str, size: String, n: usize, flops: f64, bytes: f64) -
     }
 }
 
-/// Times a loop row whose single call gave `verdict`; each closure makes [`CALLS`] calls.
+/// Times a loop row whose single call gave `verdict`: each closure makes one call and is
+/// called [`CALLS`] times a run; `resident` is told when its call is the last, after which
+/// it reads (a part of) the result.
 fn row(
     ctx: &Context,
     spec: Spec,
     verdict: Result<(), String>,
     budget: Duration,
-    cpu: impl FnMut(),
-    resident: impl FnMut(),
-    e2e: impl FnMut(),
+    mut cpu: impl FnMut(),
+    mut resident: impl FnMut(bool),
+    mut e2e: impl FnMut(),
 ) -> Measured {
     Measured::time(
         spec,
         verdict,
         (ctx.info().software, budget),
-        cpu,
-        resident,
-        e2e,
+        || (0..CALLS).for_each(|_| cpu()),
+        || (0..CALLS).for_each(|i| resident(i + 1 == CALLS)),
+        || (0..CALLS).for_each(|_| e2e()),
     )
 }
 
@@ -102,22 +104,16 @@ fn saxpy(ctx: &Context, budget: Duration) -> Measured {
         verdict,
         budget,
         || {
-            for _ in 0..CALLS {
-                // SAFETY: x and c hold n elements.
-                unsafe { cb::cblas_saxpy(ni, 1e-3, x.as_ptr(), 1, c.as_mut_ptr(), 1) };
+            // SAFETY: x and c hold n elements.
+            unsafe { cb::cblas_saxpy(ni, 1e-3, x.as_ptr(), 1, c.as_mut_ptr(), 1) };
+        },
+        |last| {
+            ctx.saxpy(ni, 1e-3, &gx, 1, &mut gy, 1).expect("saxpy");
+            if last {
+                gy.read_range(0, 1).expect("read");
             }
         },
-        || {
-            for _ in 0..CALLS {
-                ctx.saxpy(ni, 1e-3, &gx, 1, &mut gy, 1).expect("saxpy");
-            }
-            gy.read_range(0, 1).expect("read");
-        },
-        || {
-            for _ in 0..CALLS {
-                cblas::saxpy(ctx, ni, 1e-3, &x, 1, &mut h, 1).expect("saxpy");
-            }
-        },
+        || cblas::saxpy(ctx, ni, 1e-3, &x, 1, &mut h, 1).expect("saxpy"),
     )
 }
 
@@ -149,19 +145,13 @@ fn sdot(ctx: &Context, budget: Duration) -> Measured {
         verdict,
         budget,
         || {
-            for _ in 0..CALLS {
-                std::hint::black_box(cpu());
-            }
+            std::hint::black_box(cpu());
+        },
+        |_| {
+            std::hint::black_box(ctx.sdot(ni, &gx, 1, &gy, 1).expect("sdot"));
         },
         || {
-            for _ in 0..CALLS {
-                std::hint::black_box(ctx.sdot(ni, &gx, 1, &gy, 1).expect("sdot"));
-            }
-        },
-        || {
-            for _ in 0..CALLS {
-                std::hint::black_box(cblas::sdot(ctx, ni, &x, 1, &y, 1).expect("sdot"));
-            }
+            std::hint::black_box(cblas::sdot(ctx, ni, &x, 1, &y, 1).expect("sdot"));
         },
     )
 }
@@ -221,26 +211,22 @@ fn sgemv(ctx: &Context, n: usize, name: &'static str, budget: Duration) -> Measu
         verdict,
         budget,
         || {
-            for _ in 0..CALLS {
-                cpu(&mut c);
+            cpu(&mut c);
+        },
+        |last| {
+            ctx.sgemv(
+                ColMajor, NoTrans, ni, ni, 1.0, &ga, ni, &gx, 1, 0.5, &mut gy, 1,
+            )
+            .expect("sgemv");
+            if last {
+                gy.read_range(0, 1).expect("read");
             }
         },
         || {
-            for _ in 0..CALLS {
-                ctx.sgemv(
-                    ColMajor, NoTrans, ni, ni, 1.0, &ga, ni, &gx, 1, 0.5, &mut gy, 1,
-                )
-                .expect("sgemv");
-            }
-            gy.read_range(0, 1).expect("read");
-        },
-        || {
-            for _ in 0..CALLS {
-                cblas::sgemv(
-                    ctx, ColMajor, NoTrans, ni, ni, 1.0, &a, ni, &x, 1, 0.5, &mut h, 1,
-                )
-                .expect("sgemv");
-            }
+            cblas::sgemv(
+                ctx, ColMajor, NoTrans, ni, ni, 1.0, &a, ni, &x, 1, 0.5, &mut h, 1,
+            )
+            .expect("sgemv")
         },
     )
 }
@@ -292,24 +278,20 @@ fn strsv(ctx: &Context, budget: Duration) -> Measured {
         verdict,
         budget,
         || {
-            for _ in 0..CALLS {
-                cpu(&mut c);
-            }
+            cpu(&mut c);
         },
-        || {
-            for _ in 0..CALLS {
-                ctx.strsv(ColMajor, Upper, NoTrans, NonUnit, ni, &ga, ni, &mut gx, 1)
-                    .expect("strsv");
-            }
-            gx.read_range(0, 1).expect("read");
-        },
-        || {
-            for _ in 0..CALLS {
-                cblas::strsv(
-                    ctx, ColMajor, Upper, NoTrans, NonUnit, ni, &a, ni, &mut h, 1,
-                )
+        |last| {
+            ctx.strsv(ColMajor, Upper, NoTrans, NonUnit, ni, &ga, ni, &mut gx, 1)
                 .expect("strsv");
+            if last {
+                gx.read_range(0, 1).expect("read");
             }
+        },
+        || {
+            cblas::strsv(
+                ctx, ColMajor, Upper, NoTrans, NonUnit, ni, &a, ni, &mut h, 1,
+            )
+            .expect("strsv")
         },
     )
 }

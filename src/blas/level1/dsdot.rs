@@ -13,7 +13,7 @@
 use crate::blas::args::{two_vectors, vector_span};
 use crate::blas::level1::host;
 use crate::blas::level1::reduce::{
-    dot_incs, first, reduce_to_texel, repeated_product, Map, Operand, UNIT, X, Y,
+    dot_incs, first, reduce_to_texels, repeated_product, Map, Operand, UNIT, X, Y,
 };
 use crate::blas::level1::update::check_owners;
 use crate::device::buffer::Buffer;
@@ -75,7 +75,7 @@ impl Context {
             },
         ];
         let inner = &self.inner;
-        let (pair, cur) = reduce_to_texel(inner, DSDOT, &ops, None, n, &FF_REDUCE)?;
+        let (pair, cur, _) = reduce_to_texels(inner, DSDOT, &ops, None, n, &FF_REDUCE, 1)?;
         let gl = inner.enter()?;
         let mut v = [0.0f32; 4];
         gl.download(&pair[cur], 0, 0, 1, 1, &mut v);

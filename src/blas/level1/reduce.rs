@@ -182,19 +182,6 @@ pub(crate) fn reduce_to_texels(
     Ok((pair, cur, size))
 }
 
-/// [`reduce_to_texels`] down to one texel. Returns the two scratch surfaces and the index
-/// of the one holding it.
-pub(crate) fn reduce_to_texel(
-    inner: &Inner,
-    map: Map,
-    operands: &[Operand],
-    extra: Option<(&'static str, &Surface)>,
-    n: i32,
-    combine: &Kernel,
-) -> Result<([Surface; 2], usize)> {
-    reduce_to_texels(inner, map, operands, extra, n, combine, 1).map(|(p, c, _)| (p, c))
-}
-
 /// Runs a final pass into a new 1x1 surface: one fragment that reads the `size` rectangle
 /// of `src` (one texel for the max kernels; the sum kernels fold up to the fan-in).
 fn final_pass(
@@ -445,7 +432,7 @@ impl Context {
             inc: incx,
         }];
         // Scale = max |x_i|, so that the squares summed next lie in [0, 1].
-        let (pair, cur) = reduce_to_texel(inner, AMAX, &ops, None, n, &MAX_REDUCE)?;
+        let (pair, cur, _) = reduce_to_texels(inner, AMAX, &ops, None, n, &MAX_REDUCE, 1)?;
         let scale = final_pass(inner, &MAX_FINAL, &pair[cur], (1, 1), None);
         for s in pair {
             inner.give_surface(s);
@@ -517,7 +504,7 @@ impl Context {
             buf: x,
             inc: incx,
         }];
-        let (pair, cur) = reduce_to_texel(inner, IAMAX, &ops, None, n, &IAMAX_REDUCE)?;
+        let (pair, cur, _) = reduce_to_texels(inner, IAMAX, &ops, None, n, &IAMAX_REDUCE, 1)?;
         let gl = inner.enter()?;
         let mut v = [0.0f32; 4];
         gl.download(&pair[cur], 0, 0, 1, 1, &mut v);
