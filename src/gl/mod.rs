@@ -50,7 +50,7 @@ pub(crate) struct Gl {
     /// The framebuffers bound to the draw and read targets now (`None`: the default one).
     /// Bindings are left in place after each use and changed only when another one is
     /// needed: on NVIDIA's driver every change of the bound draw framebuffer costs the GPU
-    /// 8-11 us, whatever the draw (BENCHMARKS.md, session 10), so binding the default
+    /// 5-11 us, whatever the draw (BENCHMARKS.md, session 10), so binding the default
     /// framebuffer again after each draw doubled the cost of every pass. On Mesa 22.3's
     /// llvmpipe that pattern also lost work: the strip sgemm kernels' blended draws into
     /// eight targets, with the default framebuffer bound after each, gave ssyr2k a wrong
