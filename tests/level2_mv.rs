@@ -120,7 +120,9 @@ enum Sym {
     Packed,
 }
 
-/// One ssymv/ssbmv/sspmv case.
+/// One ssymv/ssbmv/sspmv case. With `vec4`, full storage gets a leading dimension that is a
+/// multiple of 4 and x a unit increment (the product reads A as vec4 texels).
+#[allow(clippy::too_many_arguments)]
 fn sym_case(
     ctx: &fragblas::Context,
     r: &mut rand::rngs::StdRng,
@@ -129,8 +131,10 @@ fn sym_case(
     uplo: Uplo,
     n: usize,
     c: usize,
+    vec4: bool,
 ) {
     let (incx, incy, alpha, beta) = pick(c);
+    let incx = if vec4 { 1 } else { incx };
     let what_m = What::Triangle(uplo, None);
     let ni = n as i32;
     let what = format!(
@@ -138,7 +142,11 @@ fn sym_case(
     );
     match which {
         Sym::Full => {
-            let lda = n.max(1) + c % 3;
+            let lda = if vec4 {
+                n.max(1).next_multiple_of(4) + 4 * (c % 2)
+            } else {
+                n.max(1) + c % 3
+            };
             let a = stored::build(
                 layout,
                 Kind::Full,
@@ -238,15 +246,50 @@ fn ssymv_sbmv_spmv_match_blas() {
                 let mut kinds = vec![Sym::Full, Sym::Packed];
                 kinds.extend(widths(n).into_iter().map(Sym::Band));
                 for which in kinds {
-                    sym_case(&ctx, &mut r, which, layout, uplo, n, c);
+                    sym_case(&ctx, &mut r, which, layout, uplo, n, c, false);
                     c += 5;
                 }
             }
         }
     }
     for which in [Sym::Full, Sym::Band(40), Sym::Packed] {
-        sym_case(&ctx, &mut r, which, Layout::RowMajor, Uplo::Lower, 1000, 7);
+        sym_case(
+            &ctx,
+            &mut r,
+            which,
+            Layout::RowMajor,
+            Uplo::Lower,
+            1000,
+            7,
+            false,
+        );
     }
+}
+
+#[test]
+fn ssymv_with_vec4_reads_matches_blas() {
+    let ctx = ctx();
+    let mut r = rng(304);
+    let mut c = 0;
+    for n in [1, 2, 3, 4, 5, 7, 8, 9, 31, 33, 64, 65, 130, 257] {
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                // c steps by 17: every incy, alpha and beta in turn.
+                sym_case(&ctx, &mut r, Sym::Full, layout, uplo, n, c, true);
+                c += 17;
+            }
+        }
+    }
+    sym_case(
+        &ctx,
+        &mut r,
+        Sym::Full,
+        Layout::ColMajor,
+        Uplo::Upper,
+        1030,
+        18,
+        true,
+    );
 }
 
 #[test]
@@ -274,6 +317,7 @@ fn every_increment_and_scalar_at_one_size() {
             UPLOS[(c / 3) % 2],
             9,
             c,
+            false,
         );
     }
 }

@@ -188,6 +188,42 @@ fn sweep(solve: bool, seed: u64) {
     }
 }
 
+/// Full storage with a leading dimension that is a multiple of 4 and a unit increment, the
+/// calls whose products read A as vec4 texels: every combination, sizes across the texel and
+/// chunk boundaries, leading dimensions just enough and 4 more.
+fn sweep_vec4(solve: bool, seed: u64) {
+    let ctx = ctx();
+    let mut r = rng(seed);
+    let mut c = 0usize;
+    for n in [1, 2, 3, 4, 5, 7, 8, 9, 31, 33, 64, 65, 130, 257] {
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for t in TRANS {
+                    for d in DIAGS {
+                        let extra = (4 - n % 4) % 4 + 4 * (c % 2);
+                        let combo = (layout, uplo, t, d);
+                        tri_case(&ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
+                        c += 1;
+                    }
+                }
+            }
+        }
+    }
+    for (uplo, t) in [
+        (Uplo::Upper, Transpose::Trans),
+        (Uplo::Lower, Transpose::NoTrans),
+    ] {
+        let combo = (Layout::RowMajor, uplo, t, Diag::Unit);
+        tri_case(&ctx, &mut r, solve, Store::Full, combo, 1030, 1, 2);
+    }
+}
+
+#[test]
+fn strmv_strsv_with_vec4_reads_match_blas() {
+    sweep_vec4(false, 404);
+    sweep_vec4(true, 405);
+}
+
 #[test]
 fn strmv_stbmv_stpmv_match_blas() {
     sweep(false, 401);
@@ -206,13 +242,19 @@ fn singular_and_special_values_spread_as_in_reference() {
     let ctx = ctx();
     let n = 37;
     let mut r = rng(403);
-    for (solve, layout, uplo, t) in [
+    // lda = n reads A element by element; lda = 40 (a multiple of 4, incx 1) as vec4 texels.
+    for (solve, layout, uplo, t, lda) in [
         (true, Layout::ColMajor, Uplo::Upper, Transpose::NoTrans),
         (true, Layout::ColMajor, Uplo::Lower, Transpose::Trans),
         (true, Layout::RowMajor, Uplo::Lower, Transpose::NoTrans),
         (false, Layout::ColMajor, Uplo::Upper, Transpose::NoTrans),
         (false, Layout::RowMajor, Uplo::Upper, Transpose::Trans),
-    ] {
+        (false, Layout::ColMajor, Uplo::Lower, Transpose::NoTrans),
+        (false, Layout::ColMajor, Uplo::Lower, Transpose::Trans),
+    ]
+    .into_iter()
+    .flat_map(|(s, l, u, t)| [(s, l, u, t, n), (s, l, u, t, 40)])
+    {
         let what_m = What::Triangle(uplo, Some(Diag::NonUnit));
         let mut a = stored::build(
             layout,
@@ -220,12 +262,12 @@ fn singular_and_special_values_spread_as_in_reference() {
             what_m,
             n,
             n,
-            n,
+            lda,
             0,
             stored::dominant(&mut r, n),
         );
         // A zero diagonal element, a NaN in a column, an Inf elsewhere.
-        let s = |i, j| stored::slot(layout, Kind::Full, what_m, n, n, n, i, j).unwrap();
+        let s = |i, j| stored::slot(layout, Kind::Full, what_m, n, n, lda, i, j).unwrap();
         a[s(5, 5)] = 0.0;
         let (i, j) = if uplo == Uplo::Upper {
             (3, 20)
@@ -239,7 +281,7 @@ fn singular_and_special_values_spread_as_in_reference() {
         for k in 0..n {
             if k != 5 {
                 for (i, j) in [(5, k), (k, 5)] {
-                    if let Some(p) = stored::slot(layout, Kind::Full, what_m, n, n, n, i, j) {
+                    if let Some(p) = stored::slot(layout, Kind::Full, what_m, n, n, lda, i, j) {
                         a[p] = 0.0;
                     }
                 }
@@ -264,7 +306,7 @@ fn singular_and_special_values_spread_as_in_reference() {
             Diag::NonUnit,
             n as i32,
             &a,
-            n as i32,
+            lda as i32,
             &mut want,
             1,
         );
@@ -272,16 +314,38 @@ fn singular_and_special_values_spread_as_in_reference() {
         let mut gx = ctx.upload(&x).unwrap();
         let ni = n as i32;
         if solve {
-            ctx.strsv(layout, uplo, t, Diag::NonUnit, ni, &ga, ni, &mut gx, 1)
-                .unwrap();
+            ctx.strsv(
+                layout,
+                uplo,
+                t,
+                Diag::NonUnit,
+                ni,
+                &ga,
+                lda as i32,
+                &mut gx,
+                1,
+            )
+            .unwrap();
         } else {
-            ctx.strmv(layout, uplo, t, Diag::NonUnit, ni, &ga, ni, &mut gx, 1)
-                .unwrap();
+            ctx.strmv(
+                layout,
+                uplo,
+                t,
+                Diag::NonUnit,
+                ni,
+                &ga,
+                lda as i32,
+                &mut gx,
+                1,
+            )
+            .unwrap();
         }
         let got = gx.to_vec().unwrap();
         for i in 0..n {
             let (g, w) = (got[i], want[i]);
-            let what = format!("{name} {layout:?} {uplo:?} {t:?} element {i}: got {g}, want {w}");
+            let what = format!(
+                "{name} {layout:?} {uplo:?} {t:?} lda={lda} element {i}: got {g}, want {w}"
+            );
             if w.is_nan() {
                 assert!(g.is_nan(), "{what}");
             } else if w.is_infinite() {

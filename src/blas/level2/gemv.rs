@@ -3,7 +3,8 @@
 
 use crate::blas::args::{check_inc, check_span, invalid, pass_inc};
 use crate::blas::level1::update::{update, Op};
-use crate::blas::level2::product::chunked;
+use crate::blas::level2::matrix::{Matrix, Shape, Storage};
+use crate::blas::level2::product::product_vec4;
 use crate::blas::passes::in_spans;
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
@@ -13,11 +14,9 @@ use crate::error::{Error, Result};
 
 /// sgemv, any increments.
 static GEMV: Kernel = crate::kernel!("level2/gemv.frag");
-/// sgemv product op(A)*x with vec4 reads (lda % 4 == 0, incx == 1), per chunk.
-static GEMV_VEC4: Kernel = crate::kernel!("level2/gemv_vec4.frag");
 
-/// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 2] = [&GEMV, &GEMV_VEC4];
+/// The kernels of this file (the vectorised one is `product.rs`'s).
+pub(crate) const KERNELS: [&Kernel; 1] = [&GEMV];
 
 /// A sgemv call in column-major form: y (len_y) = alpha * op(A) x (len_x) + beta y, with A
 /// stored as `rows` x `cols` column-major.
@@ -165,22 +164,13 @@ impl Context {
     ) -> Result<()> {
         let inner = &self.inner;
         let len_y = s.len_y();
-        let summed = if s.trans { s.rows } else { s.cols }.div_ceil(4);
-        let t = chunked(
-            self,
-            &GEMV_VEC4,
-            len_y,
-            summed,
-            Some(usize::MAX),
-            |gl, prog| {
-                a.bind(gl, prog, 0, "a", "a_width");
-                gl.set_i32(prog, "lda", s.lda as i32);
-                gl.set_i32(prog, "trans", s.trans as i32);
-                gl.set_i32(prog, "rows", s.rows as i32);
-                gl.set_i32(prog, "cols", s.cols as i32);
-                x.bind(gl, prog, 1, "x", "x_width");
-            },
-        )?;
+        let m = Matrix {
+            storage: Storage::Full { lda: s.lda },
+            shape: Shape::General,
+            rows: s.rows,
+            cols: s.cols,
+        };
+        let t = product_vec4(self, &m, s.lda, a, s.trans, x, false)?;
         let done = update(
             self,
             len_y as i32,

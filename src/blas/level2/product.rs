@@ -7,8 +7,9 @@
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
-use crate::blas::level2::matrix::{Matrix, MvCall};
+use crate::blas::level2::matrix::{Matrix, MvCall, Shape, Storage};
 use crate::blas::passes::{fold, SUM_REDUCE};
+use crate::blas::types::{Diag, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
@@ -23,9 +24,52 @@ pub(crate) const STORAGE_GLSL: &str = include_str!(concat!(
 
 /// op(A)*x over one chunk of the summed index, any storage and shape, any increment of x.
 static MV: Kernel = crate::kernel!("level2/mv.frag").header(STORAGE_GLSL);
+/// op(A)*x over one chunk of the summed index with vec4 reads of A and x: full storage
+/// with `lda % 4 == 0`, `incx == 1`; general, triangular or symmetric.
+static PRODUCT_VEC4: Kernel = crate::kernel!("level2/product_vec4.frag");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 1] = [&MV];
+pub(crate) const KERNELS: [&Kernel; 2] = [&MV, &PRODUCT_VEC4];
+
+/// Which elements of the diagonal block a part of `product_vec4.frag` counts, and with it
+/// which texels off the diagonal it visits (the kernel's `col_rule`, `row_rule`): `None`
+/// leaves the part out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// Every element (a general matrix).
+    All = 0,
+    /// `i <= j`: the upper triangle with its diagonal.
+    Upper = 1,
+    /// `i < j`: the strict upper triangle.
+    StrictUpper = 2,
+    /// `i >= j`: the lower triangle with its diagonal.
+    Lower = 3,
+    /// `i > j`: the strict lower triangle.
+    StrictLower = 4,
+}
+
+/// The two parts of `op(A)*x` in `product_vec4.frag` for a matrix of `shape`: the column
+/// part (`sum_j A(i, j) x_j`, four results a texel of A) and the row part (`sum_i A(i, j)
+/// x_i`, a dot product a texel). A symmetric matrix needs both: its stored triangle with the
+/// diagonal as columns, the strict triangle again as rows, whatever the transpose.
+pub(crate) fn vec4_rules(shape: Shape, trans: bool) -> (Option<Rule>, Option<Rule>) {
+    match (shape, trans) {
+        (Shape::General, false) => (Some(Rule::All), None),
+        (Shape::General, true) => (None, Some(Rule::All)),
+        (Shape::Triangular(Uplo::Upper, _), false) => (Some(Rule::Upper), None),
+        (Shape::Triangular(Uplo::Upper, _), true) => (None, Some(Rule::Upper)),
+        (Shape::Triangular(Uplo::Lower, _), false) => (Some(Rule::Lower), None),
+        (Shape::Triangular(Uplo::Lower, _), true) => (None, Some(Rule::Lower)),
+        (Shape::Symmetric(Uplo::Upper), _) => (Some(Rule::Upper), Some(Rule::StrictUpper)),
+        (Shape::Symmetric(Uplo::Lower), _) => (Some(Rule::Lower), Some(Rule::StrictLower)),
+    }
+}
+
+/// Whether [`product`] reads `a` and x as vec4 texels: full storage with a leading
+/// dimension that is a multiple of 4, and `incx == 1`.
+pub(crate) fn vec4_applies(a: &Matrix, incx: i32) -> bool {
+    matches!(a.storage, Storage::Full { lda } if lda.is_multiple_of(4)) && incx == 1
+}
 
 /// The shortest chunk of a split product on a hardware device, in texels. Short chunks
 /// mean more fragments and shorter chains of fetches in each: sgemv 1024^2 on the H100
@@ -151,6 +195,9 @@ pub(crate) fn product(
     } else {
         (a.rows, a.cols)
     };
+    if let (Storage::Full { lda }, true) = (a.storage, vec4_applies(a, incx)) {
+        return product_vec4(ctx, a, lda, abuf, trans, x, skip_zero);
+    }
     let (lo, hi) = a.row_offsets(trans);
     // A narrow band needs no split: each row's sum is short.
     let width = (hi - lo + 1).clamp(1, len_x.max(1) as i64) as usize;
@@ -166,6 +213,46 @@ pub(crate) fn product(
         gl.set_i32(p, "hi_off", hi as i32);
         gl.set_i32(p, "skip_zero", skip_zero as i32);
     })
+}
+
+/// [`product`] on full storage with leading dimension `lda` (a multiple of 4) and a
+/// unit-stride x (`product_vec4.frag`): the summed index in chunks, each texel of A read as
+/// one fetch.
+pub(crate) fn product_vec4(
+    ctx: &Context,
+    a: &Matrix,
+    lda: usize,
+    abuf: &Buffer,
+    trans: bool,
+    x: &Buffer,
+    skip_zero: bool,
+) -> Result<Buffer> {
+    let (len_y, len_x) = if trans {
+        (a.cols, a.rows)
+    } else {
+        (a.rows, a.cols)
+    };
+    let (col, row) = vec4_rules(a.shape, trans);
+    let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
+    let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
+    chunked(
+        ctx,
+        &PRODUCT_VEC4,
+        len_y,
+        len_x.div_ceil(4),
+        Some(usize::MAX),
+        |gl, p| {
+            abuf.bind(gl, p, 0, "a", "a_width");
+            gl.set_i32(p, "lda", lda as i32);
+            gl.set_i32(p, "rows", a.rows as i32);
+            gl.set_i32(p, "cols", a.cols as i32);
+            gl.set_i32(p, "col_rule", rule(col));
+            gl.set_i32(p, "row_rule", rule(row));
+            gl.set_i32(p, "unit_diag", unit as i32);
+            gl.set_i32(p, "skip_zero", skip_zero as i32);
+            x.bind(gl, p, 1, "x", "x_width");
+        },
+    )
 }
 
 impl MvCall {
@@ -228,6 +315,34 @@ impl MvCall {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vec4_parts_of_each_shape() {
+        use Rule::*;
+        let tri = |u| Shape::Triangular(u, Diag::NonUnit);
+        assert_eq!(vec4_rules(Shape::General, false), (Some(All), None));
+        assert_eq!(vec4_rules(Shape::General, true), (None, Some(All)));
+        assert_eq!(vec4_rules(tri(Uplo::Upper), false), (Some(Upper), None));
+        assert_eq!(vec4_rules(tri(Uplo::Lower), true), (None, Some(Lower)));
+        for t in [false, true] {
+            assert_eq!(
+                vec4_rules(Shape::Symmetric(Uplo::Upper), t),
+                (Some(Upper), Some(StrictUpper))
+            );
+            assert_eq!(
+                vec4_rules(Shape::Symmetric(Uplo::Lower), t),
+                (Some(Lower), Some(StrictLower))
+            );
+        }
+        let full = |lda| Matrix::square(Storage::Full { lda }, Shape::General, 3);
+        assert!(vec4_applies(&full(4), 1));
+        assert!(!vec4_applies(&full(6), 1));
+        assert!(!vec4_applies(&full(8), -1));
+        assert!(!vec4_applies(
+            &Matrix::square(Storage::Packed, Shape::General, 4),
+            1
+        ));
+    }
 
     #[test]
     fn the_summed_index_splits_into_non_empty_chunks_that_cover_it() {
