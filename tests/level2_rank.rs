@@ -1,9 +1,11 @@
 //! The rank updates against the reference BLAS: sger, ssyr, sspr, ssyr2, sspr2, through the
 //! device API and the host API, for every size of the issue (m != n for sger), both
 //! layouts, both triangles, increments {-2, -1, 1, 2} and alpha in {0, 1, -1, 0.7}, on both
-//! of the context's paths (rendered and in place). Slots of A outside the matrix or the
-//! triangle hold NaN: they must be neither read (a NaN would reach a result) nor written
-//! (they must keep their bits).
+//! of the context's paths (rendered and in place), with leading dimensions of every residue
+//! mod 4 and ones that are multiples of 4 (whole-texel kernel). Slots of A outside the
+//! matrix or the triangle hold NaN or, every other one, a finite sentinel: they must be
+//! neither read (a NaN would reach a result) nor written (they must keep their bits; a
+//! write over NaN could leave NaN).
 //!
 //! Tolerance: each element gets one or two products and sums on either side, each rounded
 //! once: |gpu - cpu| <= 3 eps (|a| + |alpha| (|x_i y_j| + |y_i x_j|)).
@@ -60,6 +62,7 @@ fn rank_case(
     m: usize,
     n: usize,
     c: usize,
+    vec4: bool,
 ) {
     let (incx, incy, alpha, _) = pick(c);
     let (kind, what_m, rows) = match which {
@@ -67,12 +70,24 @@ fn rank_case(
         Which::Syr | Which::Syr2 => (Kind::Full, What::Triangle(uplo, None), n),
         Which::Spr | Which::Spr2 => (Kind::Packed, What::Triangle(uplo, None), n),
     };
-    let ld = match layout {
+    let least = match layout {
         Layout::ColMajor => rows.max(1),
         Layout::RowMajor => n.max(1),
-    } + c % 3;
-    let a0 = stored::build(layout, kind, what_m, rows, n, ld, PAD, stored::random(r));
+    };
+    let ld = if vec4 {
+        least.next_multiple_of(4) + 4 * (c % 2)
+    } else {
+        least + c % 3
+    };
+    let mut a0 = stored::build(layout, kind, what_m, rows, n, ld, PAD, stored::random(r));
     let written = stored::written(layout, kind, what_m, rows, n, ld, a0.len());
+    // Half the slots the update must not write hold a finite sentinel instead of NaN: an
+    // update written over NaN would still be NaN, with the same bits.
+    for (i, v) in a0.iter_mut().enumerate() {
+        if !written[i] && i % 2 == 0 {
+            *v = -7.25e7;
+        }
+    }
     let mut x = vector(r, rows, incx);
     let mut y = vector(r, n, incy);
     // A few zeros in y (and x): reference leaves the columns they pick alone, NaN or not.
@@ -148,12 +163,22 @@ fn rank_updates_match_blas_on_both_paths() {
                 let mut ms = vec![n, n + 3, n / 2];
                 ms.dedup();
                 for &m in &ms {
-                    rank_case(&ctx, &mut r, Which::Ger, layout, Uplo::Upper, m, n, c);
+                    rank_case(
+                        &ctx,
+                        &mut r,
+                        Which::Ger,
+                        layout,
+                        Uplo::Upper,
+                        m,
+                        n,
+                        c,
+                        false,
+                    );
                     c += 5;
                 }
                 for uplo in UPLOS {
                     for which in [Which::Syr, Which::Spr, Which::Syr2, Which::Spr2] {
-                        rank_case(&ctx, &mut r, which, layout, uplo, n, n, c);
+                        rank_case(&ctx, &mut r, which, layout, uplo, n, n, c, false);
                         c += 5;
                     }
                 }
@@ -169,6 +194,46 @@ fn rank_updates_match_blas_on_both_paths() {
                 1000,
                 1000,
                 13,
+                false,
+            );
+        }
+    }
+}
+
+#[test]
+fn rank_updates_with_vec4_texels_match_blas_on_both_paths() {
+    for ctx in both_paths() {
+        let mut r = rng(502);
+        let mut c = 0;
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 33, 65, 130] {
+            for layout in LAYOUTS {
+                for m in [n, n + 3, n / 2 + 1] {
+                    rank_case(&ctx, &mut r, Which::Ger, layout, Uplo::Upper, m, n, c, true);
+                    c += 5;
+                }
+                for uplo in UPLOS {
+                    for which in [Which::Syr, Which::Syr2] {
+                        rank_case(&ctx, &mut r, which, layout, uplo, n, n, c, true);
+                        c += 5;
+                    }
+                }
+            }
+        }
+        for (which, layout) in [
+            (Which::Ger, Layout::ColMajor),
+            (Which::Syr, Layout::RowMajor),
+            (Which::Syr2, Layout::ColMajor),
+        ] {
+            rank_case(
+                &ctx,
+                &mut r,
+                which,
+                layout,
+                Uplo::Upper,
+                1030,
+                1030,
+                18,
+                true,
             );
         }
     }
@@ -178,16 +243,43 @@ fn rank_updates_match_blas_on_both_paths() {
 fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
     // sger: y_j == 0 leaves column j alone even if x holds NaN and Inf; alpha == 0 reads
     // nothing at all.
+    // With lda = 4 whole texels are updated.
     let ctx = ctx();
     let x = [1.0f32, f32::NAN, f32::INFINITY];
     let y = [0.0f32, 2.0];
-    let a0 = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
-    let mut want = a0;
-    cpu2::sger(Layout::ColMajor, 3, 2, 1.0, &x, 1, &y, 1, &mut want, 3);
-    let mut got = a0;
-    cblas::sger(&ctx, Layout::ColMajor, 3, 2, 1.0, &x, 1, &y, 1, &mut got, 3).unwrap();
-    assert_eq!(&got[..3], &a0[..3]);
-    assert_same_slices("sger", &got, &want);
+    let a0 = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    for lda in [3usize, 4] {
+        let mut want = a0;
+        cpu2::sger(
+            Layout::ColMajor,
+            3,
+            2,
+            1.0,
+            &x,
+            1,
+            &y,
+            1,
+            &mut want,
+            lda as i32,
+        );
+        let mut got = a0;
+        cblas::sger(
+            &ctx,
+            Layout::ColMajor,
+            3,
+            2,
+            1.0,
+            &x,
+            1,
+            &y,
+            1,
+            &mut got,
+            lda as i32,
+        )
+        .unwrap();
+        assert_eq!(&got[..lda], &a0[..lda]);
+        assert_same_slices("sger", &got, &want);
+    }
     let mut untouched = a0;
     cblas::sger(
         &ctx,

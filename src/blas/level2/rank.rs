@@ -2,9 +2,11 @@
 //! triangle, full or packed storage), ssyr2 and sspr2 (`A += alpha x y^T + alpha y x^T`).
 //! One kernel (`glsl/level2/rank.frag`) maps every element of A's storage back to its
 //! (i, j) and updates the ones the definition touches; the gaps below the rows, the other
-//! triangle and everything past the matrix keep their bits. Where the context writes level
-//! 1 in place (image stores), A is updated in place, several texels per fragment; else a
-//! new texture is rendered and replaces A's.
+//! triangle and everything past the matrix keep their bits. Full storage whose leading
+//! dimension is a multiple of 4 has its own kernel (`glsl/level2/rank_vec4.frag`) that
+//! updates whole vec4 texels (four rows of a column) with one fetch of x per texel. Where
+//! the context writes level 1 in place (image stores), A is updated in place, several
+//! texels per fragment; else a new texture is rendered and replaces A's.
 
 use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_inc};
 use crate::blas::level2::matrix::{check_matrix, col_major_uplo, Matrix, Shape, Storage};
@@ -24,8 +26,16 @@ static RANK_IMAGE: Kernel = crate::kernel!("level2/rank.frag")
     .defines("#define IMAGE 1\n#define PER 8")
     .image_stores();
 
+/// Full storage with `lda % 4 == 0`, rendered: one vec4 texel of A per fragment.
+static RANK_VEC4: Kernel = crate::kernel!("level2/rank_vec4.frag").defines("#define IMAGE 0");
+/// Full storage with `lda % 4 == 0`, in place: [`IMAGE_TEXELS_PER_FRAGMENT`] texels of one
+/// column per fragment.
+static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
+    .defines("#define IMAGE 1\n#define PER 8")
+    .image_stores();
+
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 2] = [&RANK, &RANK_IMAGE];
+pub(crate) const KERNELS: [&Kernel; 4] = [&RANK, &RANK_IMAGE, &RANK_VEC4, &RANK_VEC4_IMAGE];
 
 /// Which update (`kind` in the kernel).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +195,13 @@ impl RankCall {
     ) -> Result<()> {
         let inner = &ctx.inner;
         let in_place = inner.in_place_level1;
-        let prog = inner.program(if in_place { &RANK_IMAGE } else { &RANK })?;
+        let vec4 = matches!(self.a.storage, Storage::Full { lda } if lda.is_multiple_of(4));
+        let prog = inner.program(match (vec4, in_place) {
+            (false, false) => &RANK,
+            (false, true) => &RANK_IMAGE,
+            (true, false) => &RANK_VEC4,
+            (true, true) => &RANK_VEC4_IMAGE,
+        })?;
         let l = a.layout();
         let span = self.a.span();
         let rows_used = (span.div_ceil(4)).div_ceil(l.width as usize) as u32;
@@ -205,17 +221,27 @@ impl RankCall {
         };
         let upper = matches!(self.a.shape, Shape::Symmetric(Uplo::Upper));
         gl.set_i32(&prog, "is_packed", packed);
+        gl.set_i32(&prog, "span", span as i32);
         gl.set_i32(&prog, "lda", lda as i32);
         gl.set_i32(&prog, "rows", self.a.rows as i32);
         gl.set_i32(&prog, "cols", self.a.cols as i32);
         gl.set_i32(&prog, "triangle", (self.rank != Rank::General) as i32);
         gl.set_i32(&prog, "upper", upper as i32);
-        gl.set_i32(&prog, "span", span as i32);
         gl.set_i32(&prog, "kind", self.rank as i32);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_i32(&prog, "incx", incx);
         gl.set_i32(&prog, "incy", incy);
         match out {
+            None if vec4 => {
+                // Fragment f (row-major in a grid as wide as A's texture) updates texels
+                // (f % per_col)*PER.. of column f / per_col.
+                let per_col = (self.a.rows.div_ceil(4) as u32).div_ceil(IMAGE_TEXELS_PER_FRAGMENT);
+                let total = per_col as usize * self.a.cols;
+                let (gw, gh) = crate::layout::texel_rect(total, l.width);
+                gl.set_i32(&prog, "per_col", per_col as i32);
+                gl.set_i32(&prog, "grid_width", gw as i32);
+                gl.draw_image_stores(&[a.surface()], gw, gh);
+            }
             None => {
                 let gw = l.width.div_ceil(IMAGE_TEXELS_PER_FRAGMENT);
                 gl.set_i32(&prog, "grid_width", gw as i32);

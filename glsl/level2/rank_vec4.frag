@@ -1,0 +1,147 @@
+// Rank-1 and rank-2 updates (kinds as in rank.frag) of a matrix in full column-major
+// storage whose leading dimension is a multiple of 4, read and written as vec4 texels:
+// texel (r, j) of A is rows 4r..4r+3 of column j, at linear texel r + j*lda/4. Per texel
+// one fetch of x (and of y for kind 2) gives the four rows' factors, and column j's factor
+// is fetched once. As in reference BLAS a column whose factor is 0 is left as it is (so a
+// NaN or Inf of x does not reach it); lanes past rows (the gap up to lda) and, for kinds 1
+// and 2, outside the stored triangle keep their bits.
+//
+// With IMAGE fragment f (row-major in a grid grid_width wide) updates the PER texels
+// r = (f % per_col)*PER .. of column f / per_col in place through image stores; rendered, a fragment writes one texel of a new texture (every
+// texel of A's, the ones outside the matrix copied).
+uniform sampler2D a;
+uniform int a_width;
+uniform int lda;
+uniform int rows;
+uniform int cols;
+uniform int triangle;    // 1: only the stored triangle is updated (kinds 1 and 2)
+uniform int upper;
+uniform int kind;
+uniform float alpha;
+uniform sampler2D x;
+uniform int x_width;
+uniform int incx;
+uniform sampler2D y;
+uniform int y_width;
+uniform int incy;
+
+// Component-wise and.
+bvec4 both(bvec4 p, bvec4 q) {
+    return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
+}
+
+// Texel (r, j) of A, old value v, updated; `xj`/`yj` are column j's elements of x and y
+// (those the kind reads). Reference's order: v + x_i*(alpha*y_j) [+ y_i*(alpha*x_j)].
+vec4 updated(vec4 v, int r, int j, float xj, float yj) {
+    vec4 xv = load_logical(x, x_width, incx, rows, r);
+    vec4 w;
+    if (kind == 0) {
+        w = v + xv * (alpha * yj);
+    } else if (kind == 1) {
+        w = v + xv * (alpha * xj);
+    } else {
+        w = v + xv * (alpha * yj) + load_logical(y, y_width, incy, rows, r) * (alpha * xj);
+    }
+    bvec4 live = live_lanes(r, rows);
+    if (triangle != 0) {
+        ivec4 i4 = ivec4(4 * r) + ivec4(0, 1, 2, 3);
+        live = both(live, upper != 0 ? lessThanEqual(i4, ivec4(j)) : greaterThanEqual(i4, ivec4(j)));
+    }
+    return select4(v, w, live);
+}
+
+float x_at(int j) {
+    return load_elem(x, x_width, elem_pos(j, rows, incx));
+}
+
+float y_at(int j) {
+    return load_elem(y, y_width, elem_pos(j, kind == 0 ? cols : rows, incy));
+}
+
+// Whether column j changes at all, with its factors.
+bool column_factors(int j, out float xj, out float yj) {
+    xj = 0.0;
+    yj = 0.0;
+    if (kind == 0) {
+        yj = y_at(j);
+        return yj != 0.0;
+    }
+    xj = x_at(j);
+    if (kind == 1) {
+        return xj != 0.0;
+    }
+    yj = y_at(j);
+    return xj != 0.0 || yj != 0.0;
+}
+
+// The row texels of column j the update can touch: [lo, hi).
+void row_texels(int j, out int lo, out int hi) {
+    lo = 0;
+    hi = (rows + 3) >> 2;
+    if (triangle != 0) {
+        if (upper != 0) {
+            hi = min(hi, j / 4 + 1);
+        } else {
+            lo = j / 4;
+        }
+    }
+}
+
+#if IMAGE
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
+uniform int per_col;     // fragments per column: ceil(ceil(rows / 4) / PER)
+uniform int grid_width;
+
+void main() {
+    int f = frag_texel(grid_width);
+    int j = f / per_col;
+    int r0 = (f - j * per_col) * PER;
+    if (j >= cols) {
+        return;
+    }
+    int lo;
+    int hi;
+    row_texels(j, lo, hi);
+    lo = max(lo, r0);
+    hi = min(hi, r0 + PER);
+    float xj;
+    float yj;
+    if (lo >= hi || !column_factors(j, xj, yj)) {
+        return;
+    }
+    int t = lo + j * (lda >> 2);
+    ivec2 c = ivec2(t % a_width, t / a_width);
+    for (int r = lo; r < hi; ++r) {
+        imageStore(a_out, c, updated(texelFetch(a, c, 0), r, j, xj, yj));
+        c.x += 1;
+        if (c.x == a_width) {
+            c = ivec2(0, c.y + 1);
+        }
+    }
+}
+
+#else
+
+layout(location = 0) out vec4 result;
+
+void main() {
+    int t = frag_texel(a_width);
+    int ld4 = lda >> 2;
+    int j = t / ld4;
+    int r = t - j * ld4;
+    vec4 v = texelFetch(a, ivec2(gl_FragCoord.xy), 0);
+    int lo;
+    int hi;
+    float xj;
+    float yj;
+    if (j < cols) {
+        row_texels(j, lo, hi);
+        if (r >= lo && r < hi && column_factors(j, xj, yj)) {
+            v = updated(v, r, j, xj, yj);
+        }
+    }
+    result = v;
+}
+
+#endif
