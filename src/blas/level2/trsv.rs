@@ -2,17 +2,21 @@
 //! `x := op(A)^-1 x`, with only one triangle of A read.
 //!
 //! The dependency from each unknown to the next is carried in blocks of [`SOLVE_BLOCK`]
-//! unknowns, in the order the solve takes them: for each block, a small draw solves the
-//! block (each of its few fragments solving the block's leading unknowns itself), then a
-//! draw over the whole right-hand side writes the block's solution and subtracts its
-//! contribution from every unknown after it, a matrix-vector update. Two draws a block, no
-//! host round trip, no `glFinish`. Each unknown receives the same subtractions in the same
-//! order as in reference BLAS's loops, and a singular matrix is not an error (division by a
-//! zero diagonal gives Inf or NaN, as in reference).
+//! unknowns on a fixed grid (`[lo, lo + nb)`, `lo` a multiple of the block), taken in the
+//! order the solve takes them: for each block, a small draw solves the block (each of its
+//! few fragments solving the whole block in registers, reading A by texels of four rows of
+//! a column), then a draw over the right-hand side writes the block's solution and
+//! subtracts its contribution from the unknowns after it that its columns reach (all of
+//! them, or the band's `k`). Two draws a block, no host round trip, no `glFinish`. The
+//! forms are reference BLAS's two loops (see `glsl/level2/trsv.frag`), so zeros are
+//! skipped where reference skips them and a singular matrix is not an error (division by
+//! a zero diagonal gives Inf or NaN, as in reference). Full storage whose leading
+//! dimension is a multiple of 4 is read one texel a fetch; band, packed and other leading
+//! dimensions element by element.
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
-use crate::blas::level2::matrix::{MvCall, Shape};
+use crate::blas::level2::matrix::{MvCall, Shape, Storage};
 use crate::blas::level2::product::STORAGE_GLSL;
 use crate::blas::level2::trmv::{tri_call, TriStorage};
 use crate::blas::types::{Diag, Layout, Transpose, Uplo};
@@ -22,34 +26,57 @@ use crate::device::kernel::Kernel;
 use crate::error::Result;
 
 /// Unknowns per block (`NB` in the kernels' defines).
-pub(crate) const SOLVE_BLOCK: usize = 32;
+pub(crate) const SOLVE_BLOCK: usize = 64;
 
-/// Solves one block of unknowns.
-static TRSV_SOLVE: Kernel = crate::kernel!("level2/trsv.frag")
-    .defines("#define SOLVE 1\n#define NB 32")
+/// Solves one block, reading A element by element (any storage).
+static SOLVE: Kernel = crate::kernel!("level2/trsv.frag")
+    .defines("#define SOLVE 1\n#define NB 64\n#define VEC4 0")
+    .header(STORAGE_GLSL);
+/// Solves one block, reading A one texel a fetch (full storage, `lda % 4 == 0`).
+static SOLVE_VEC4: Kernel = crate::kernel!("level2/trsv.frag")
+    .defines("#define SOLVE 1\n#define NB 64\n#define VEC4 1")
     .header(STORAGE_GLSL);
 /// Writes a block's solution and subtracts it from the unknowns after it.
-static TRSV_UPDATE: Kernel = crate::kernel!("level2/trsv.frag")
-    .defines("#define SOLVE 0\n#define NB 32")
+static UPDATE: Kernel = crate::kernel!("level2/trsv.frag")
+    .defines("#define SOLVE 0\n#define NB 64\n#define VEC4 0")
+    .header(STORAGE_GLSL);
+/// [`UPDATE`] reading A one texel a fetch.
+static UPDATE_VEC4: Kernel = crate::kernel!("level2/trsv.frag")
+    .defines("#define SOLVE 0\n#define NB 64\n#define VEC4 1")
     .header(STORAGE_GLSL);
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 2] = [&TRSV_SOLVE, &TRSV_UPDATE];
+pub(crate) const KERNELS: [&Kernel; 4] = [&SOLVE, &SOLVE_VEC4, &UPDATE, &UPDATE_VEC4];
 
-/// The blocks of a solve of `n` unknowns: `(b0, dir, nb)` each, the first unknown of the
-/// block in solve order, the direction (+1 or -1) and the block's length.
-pub(crate) fn solve_blocks(n: usize, forward: bool) -> Vec<(i32, i32, i32)> {
-    (0..n.div_ceil(SOLVE_BLOCK))
-        .map(|b| {
-            let done = b * SOLVE_BLOCK;
-            let nb = SOLVE_BLOCK.min(n - done) as i32;
-            if forward {
-                (done as i32, 1, nb)
-            } else {
-                ((n - 1 - done) as i32, -1, nb)
-            }
-        })
-        .collect()
+/// The blocks of a solve of `n` unknowns in solve order: `(lo, nb)` each, on the grid of
+/// [`SOLVE_BLOCK`] (only the last block of the grid is short).
+pub(crate) fn solve_blocks(n: usize, forward: bool) -> Vec<(usize, usize)> {
+    let blocks = (0..n.div_ceil(SOLVE_BLOCK)).map(|b| {
+        let lo = b * SOLVE_BLOCK;
+        (lo, SOLVE_BLOCK.min(n - lo))
+    });
+    if forward {
+        blocks.collect()
+    } else {
+        blocks.rev().collect()
+    }
+}
+
+/// The texels `[lo, hi)` of the right-hand side (unit stride, `n` unknowns) that block
+/// `(lo, nb)`'s columns can change: the unknowns after it in the solve order, within
+/// `reach` of it (the band's width; `n` for full and packed storage).
+pub(crate) fn update_texels(
+    (lo, nb): (usize, usize),
+    forward: bool,
+    reach: usize,
+    n: usize,
+) -> (usize, usize) {
+    if forward {
+        let from = lo + nb;
+        (from / 4, (from + reach).min(n).div_ceil(4))
+    } else {
+        (lo.saturating_sub(reach) / 4, lo / 4)
+    }
 }
 
 impl MvCall {
@@ -63,7 +90,11 @@ impl MvCall {
         };
         // Lower and not transposed, or upper and transposed: the first unknown first.
         let forward = (uplo == Uplo::Lower) != self.trans;
-        let (lo, hi) = self.a.row_offsets(self.trans);
+        let (vec4, reach) = match self.a.storage {
+            Storage::Full { lda } => (lda.is_multiple_of(4), n),
+            Storage::Band { kl, ku, .. } => (false, kl.max(ku)),
+            Storage::Packed => (false, n),
+        };
         // t := x, unit stride, in logical order.
         let l = inner.layout(n)?;
         let mut t = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, n)?;
@@ -77,30 +108,34 @@ impl MvCall {
             &mut t,
             1,
         )?;
-        let solve = inner.program(&TRSV_SOLVE)?;
-        let step = inner.program(&TRSV_UPDATE)?;
+        let (solve, step) = if vec4 {
+            (&SOLVE_VEC4, &UPDATE_VEC4)
+        } else {
+            (&SOLVE, &UPDATE)
+        };
+        let (solve, step) = (inner.program(solve)?, inner.program(step)?);
         let s = inner.take_surface((SOLVE_BLOCK / 4) as u32, 1)?;
-        for (b0, dir, nb) in solve_blocks(n, forward) {
+        for (lo, nb) in solve_blocks(n, forward) {
             let set = |p| {
                 let gl = inner.enter()?;
                 gl.use_program(p);
                 self.a.bind(gl, p, a);
                 t.bind(gl, p, 1, "t", "t_width");
-                gl.set_i32(p, "trans", self.trans as i32);
                 gl.set_i32(p, "n", n as i32);
-                gl.set_i32(p, "b0", b0);
-                gl.set_i32(p, "dir", dir);
-                gl.set_i32(p, "nb", nb);
-                gl.set_i32(p, "skip_zero", !self.trans as i32);
-                gl.set_i32(p, "lo_off", lo as i32);
-                gl.set_i32(p, "hi_off", hi as i32);
+                gl.set_i32(p, "lo", lo as i32);
+                gl.set_i32(p, "nb", nb as i32);
+                gl.set_i32(p, "forward", forward as i32);
+                gl.set_i32(p, "dot_form", self.trans as i32);
                 Ok::<_, crate::Error>(gl)
             };
             let gl = set(&solve)?;
             gl.draw(&[&s], (nb as u32).div_ceil(4), 1);
             let next = inner.take_surface(l.width, l.height)?;
             let gl = set(&step)?;
+            let (upd_lo, upd_hi) = update_texels((lo, nb), forward, reach, n);
             gl.set_texture(&step, "s", 2, &s);
+            gl.set_i32(&step, "upd_lo", upd_lo as i32);
+            gl.set_i32(&step, "upd_hi", upd_hi as i32);
             gl.draw(&[&next], l.width, l.height);
             inner.give_surface(t.replace_surface(next));
         }
@@ -232,25 +267,42 @@ mod tests {
 
     #[test]
     fn blocks_cover_every_unknown_once_in_solve_order() {
-        for n in [1usize, 2, 31, 32, 33, 64, 100] {
+        for n in [1usize, 2, 63, 64, 65, 128, 200] {
             for forward in [true, false] {
                 let mut seen = Vec::new();
-                for (b0, dir, nb) in solve_blocks(n, forward) {
-                    assert!(nb >= 1 && nb as usize <= SOLVE_BLOCK);
-                    for k in 0..nb {
-                        seen.push(b0 + dir * k);
+                for (lo, nb) in solve_blocks(n, forward) {
+                    assert!((1..=SOLVE_BLOCK).contains(&nb) && lo % SOLVE_BLOCK == 0);
+                    let mut block: Vec<usize> = (lo..lo + nb).collect();
+                    if !forward {
+                        block.reverse();
                     }
+                    seen.extend(block);
                 }
-                let want: Vec<i32> = if forward {
-                    (0..n as i32).collect()
+                let want: Vec<usize> = if forward {
+                    (0..n).collect()
                 } else {
-                    (0..n as i32).rev().collect()
+                    (0..n).rev().collect()
                 };
                 assert_eq!(seen, want, "n={n} forward={forward}");
             }
         }
-        assert!(TRSV_SOLVE
-            .defines
-            .contains(&format!("#define NB {SOLVE_BLOCK}")));
+        for k in KERNELS {
+            assert!(k.defines.contains(&format!("#define NB {SOLVE_BLOCK}\n")));
+        }
+    }
+
+    #[test]
+    fn an_update_reaches_the_unknowns_after_the_block_within_the_band() {
+        // Full storage: every unknown after the block.
+        assert_eq!(update_texels((64, 64), true, 200, 200), (32, 50));
+        assert_eq!(update_texels((128, 64), false, 200, 200), (0, 32));
+        // A band of 5: unknowns 128..133 forward, 59..64 backward (texels 14..16).
+        assert_eq!(update_texels((64, 64), true, 5, 200), (32, 34));
+        assert_eq!(update_texels((64, 64), false, 5, 200), (14, 16));
+        // The first block backward and the last forward change nothing.
+        let (a, b) = update_texels((0, 64), false, 200, 200);
+        assert_eq!(a, b);
+        let (a, b) = update_texels((192, 8), true, 200, 200);
+        assert_eq!(a, b);
     }
 }
