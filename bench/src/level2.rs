@@ -14,6 +14,27 @@ use crate::measure::{array_case, random, Bound, Measured, Spec, EPS};
 /// Band half-width of the band rows.
 pub const BAND: usize = 64;
 
+/// Which rows of a group to run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// Every routine of the group.
+    All,
+    /// The band routines only (at orders whose full matrix would not fit).
+    Band,
+    /// sgemv only.
+    Sgemv,
+}
+
+impl Rows {
+    fn keep(self, routine: &str) -> bool {
+        match self {
+            Rows::All => true,
+            Rows::Band => routine.starts_with("sgb") || routine.starts_with("ssb") || routine.starts_with("stb"),
+            Rows::Sgemv => routine == "sgemv",
+        }
+    }
+}
+
 fn spec(routine: &'static str, n: usize, flops: f64, bytes: f64) -> Spec {
     Spec {
         routine,
@@ -56,15 +77,17 @@ fn dominant(len: usize, w: usize, seed: u64, is_diag: impl Fn(usize) -> bool) ->
 }
 
 /// y := A x + 0.5 y for the general and symmetric products.
-pub fn products(ctx: &Context, n: usize, budget: Duration) -> Vec<Measured> {
+pub fn products(ctx: &Context, n: usize, budget: Duration, rows: Rows) -> Vec<Measured> {
     let ni = n as i32;
     let (k, ki) = (BAND.min(n - 1), BAND.min(n - 1) as i32);
     let x = random(n, 11);
     let y0 = random(n, 12);
-    let full = random(n * n, 13);
+    // Band rows only: no full or packed matrix (at n = 2^16 it would take 16 GiB).
+    let nn = if rows == Rows::Band { 1 } else { n };
+    let full = random(nn * nn, 13);
     let gband = random(n * (2 * k + 1), 14);
     let sband = random(n * (k + 1), 15);
-    let packed = random(n * (n + 1) / 2, 16);
+    let packed = random(nn * (nn + 1) / 2, 16);
     let gx = ctx.upload(&x).expect("upload");
     let (gfull, ggband) = (
         ctx.upload(&full).expect("upload"),
@@ -77,179 +100,200 @@ pub fn products(ctx: &Context, n: usize, budget: Duration) -> Vec<Measured> {
     let vec_bytes = 3.0 * n as f64;
     let lb = (2 * k + 1) as i32;
     let lk = (k + 1) as i32;
-    vec![
-        array_case(
-            ctx,
-            spec(
-                "sgemv",
-                n,
-                2.0 * (n * n) as f64,
-                4.0 * ((n * n) as f64 + vec_bytes),
+    let mut out = Vec::new();
+    if rows.keep("sgemv") {
+        out.push(
+    array_case(
+                ctx,
+                spec(
+                    "sgemv",
+                    n,
+                    2.0 * (n * n) as f64,
+                    4.0 * ((n * n) as f64 + vec_bytes),
+                ),
+                budget,
+                &y0,
+                // SAFETY (every CPU closure here): the slices hold what the arguments address.
+                |y| unsafe {
+                    cb::cblas_sgemv(
+                        COL,
+                        NT,
+                        ni,
+                        ni,
+                        1.0,
+                        full.as_ptr(),
+                        ni,
+                        x.as_ptr(),
+                        1,
+                        0.5,
+                        y.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |y| {
+                    ctx.sgemv(
+                        ColMajor, NoTrans, ni, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1,
+                    )
+                },
+                |y| {
+                    cblas::sgemv(
+                        ctx, ColMajor, NoTrans, ni, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1,
+                    )
+                },
+                mv_tol(n),
             ),
-            budget,
-            &y0,
-            // SAFETY (every CPU closure here): the slices hold what the arguments address.
-            |y| unsafe {
-                cb::cblas_sgemv(
-                    COL,
-                    NT,
-                    ni,
-                    ni,
-                    1.0,
-                    full.as_ptr(),
-                    ni,
-                    x.as_ptr(),
-                    1,
-                    0.5,
-                    y.as_mut_ptr(),
-                    1,
-                )
-            },
-            |y| {
-                ctx.sgemv(
-                    ColMajor, NoTrans, ni, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1,
-                )
-            },
-            |y| {
-                cblas::sgemv(
-                    ctx, ColMajor, NoTrans, ni, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1,
-                )
-            },
-            mv_tol(n),
-        ),
-        array_case(
-            ctx,
-            spec(
-                "sgbmv",
-                n,
-                2.0 * (n * (2 * k + 1)) as f64,
-                4.0 * ((n * (2 * k + 1)) as f64 + vec_bytes),
+        );
+    }
+    if rows.keep("sgbmv") {
+        out.push(
+    array_case(
+                ctx,
+                spec(
+                    "sgbmv",
+                    n,
+                    2.0 * (n * (2 * k + 1)) as f64,
+                    4.0 * ((n * (2 * k + 1)) as f64 + vec_bytes),
+                ),
+                budget,
+                &y0,
+                |y| unsafe {
+                    cb::cblas_sgbmv(
+                        COL,
+                        NT,
+                        ni,
+                        ni,
+                        ki,
+                        ki,
+                        1.0,
+                        gband.as_ptr(),
+                        lb,
+                        x.as_ptr(),
+                        1,
+                        0.5,
+                        y.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |y| {
+                    ctx.sgbmv(
+                        ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &ggband, lb, &gx, 1, 0.5, y, 1,
+                    )
+                },
+                |y| {
+                    cblas::sgbmv(
+                        ctx, ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &gband, lb, &x, 1, 0.5, y, 1,
+                    )
+                },
+                mv_tol(2 * k + 1),
             ),
-            budget,
-            &y0,
-            |y| unsafe {
-                cb::cblas_sgbmv(
-                    COL,
-                    NT,
-                    ni,
-                    ni,
-                    ki,
-                    ki,
-                    1.0,
-                    gband.as_ptr(),
-                    lb,
-                    x.as_ptr(),
-                    1,
-                    0.5,
-                    y.as_mut_ptr(),
-                    1,
-                )
-            },
-            |y| {
-                ctx.sgbmv(
-                    ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &ggband, lb, &gx, 1, 0.5, y, 1,
-                )
-            },
-            |y| {
-                cblas::sgbmv(
-                    ctx, ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &gband, lb, &x, 1, 0.5, y, 1,
-                )
-            },
-            mv_tol(2 * k + 1),
-        ),
-        array_case(
-            ctx,
-            spec("ssymv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
-            budget,
-            &y0,
-            |y| unsafe {
-                cb::cblas_ssymv(
-                    COL,
-                    UP,
-                    ni,
-                    1.0,
-                    full.as_ptr(),
-                    ni,
-                    x.as_ptr(),
-                    1,
-                    0.5,
-                    y.as_mut_ptr(),
-                    1,
-                )
-            },
-            |y| ctx.ssymv(ColMajor, Upper, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1),
-            |y| cblas::ssymv(ctx, ColMajor, Upper, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1),
-            mv_tol(n),
-        ),
-        array_case(
-            ctx,
-            spec(
-                "ssbmv",
-                n,
-                2.0 * (n * (2 * k + 1)) as f64,
-                4.0 * ((n * (k + 1)) as f64 + vec_bytes),
+        );
+    }
+    if rows.keep("ssymv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("ssymv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
+                budget,
+                &y0,
+                |y| unsafe {
+                    cb::cblas_ssymv(
+                        COL,
+                        UP,
+                        ni,
+                        1.0,
+                        full.as_ptr(),
+                        ni,
+                        x.as_ptr(),
+                        1,
+                        0.5,
+                        y.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |y| ctx.ssymv(ColMajor, Upper, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1),
+                |y| cblas::ssymv(ctx, ColMajor, Upper, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1),
+                mv_tol(n),
             ),
-            budget,
-            &y0,
-            |y| unsafe {
-                cb::cblas_ssbmv(
-                    COL,
-                    UP,
-                    ni,
-                    ki,
-                    1.0,
-                    sband.as_ptr(),
-                    lk,
-                    x.as_ptr(),
-                    1,
-                    0.5,
-                    y.as_mut_ptr(),
-                    1,
-                )
-            },
-            |y| ctx.ssbmv(ColMajor, Upper, ni, ki, 1.0, &gsband, lk, &gx, 1, 0.5, y, 1),
-            |y| {
-                cblas::ssbmv(
-                    ctx, ColMajor, Upper, ni, ki, 1.0, &sband, lk, &x, 1, 0.5, y, 1,
-                )
-            },
-            mv_tol(2 * k + 1),
-        ),
-        array_case(
-            ctx,
-            spec("sspmv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
-            budget,
-            &y0,
-            |y| unsafe {
-                cb::cblas_sspmv(
-                    COL,
-                    UP,
-                    ni,
-                    1.0,
-                    packed.as_ptr(),
-                    x.as_ptr(),
-                    1,
-                    0.5,
-                    y.as_mut_ptr(),
-                    1,
-                )
-            },
-            |y| ctx.sspmv(ColMajor, Upper, ni, 1.0, &gpacked, &gx, 1, 0.5, y, 1),
-            |y| cblas::sspmv(ctx, ColMajor, Upper, ni, 1.0, &packed, &x, 1, 0.5, y, 1),
-            mv_tol(n),
-        ),
-    ]
+        );
+    }
+    if rows.keep("ssbmv") {
+        out.push(
+    array_case(
+                ctx,
+                spec(
+                    "ssbmv",
+                    n,
+                    2.0 * (n * (2 * k + 1)) as f64,
+                    4.0 * ((n * (k + 1)) as f64 + vec_bytes),
+                ),
+                budget,
+                &y0,
+                |y| unsafe {
+                    cb::cblas_ssbmv(
+                        COL,
+                        UP,
+                        ni,
+                        ki,
+                        1.0,
+                        sband.as_ptr(),
+                        lk,
+                        x.as_ptr(),
+                        1,
+                        0.5,
+                        y.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |y| ctx.ssbmv(ColMajor, Upper, ni, ki, 1.0, &gsband, lk, &gx, 1, 0.5, y, 1),
+                |y| {
+                    cblas::ssbmv(
+                        ctx, ColMajor, Upper, ni, ki, 1.0, &sband, lk, &x, 1, 0.5, y, 1,
+                    )
+                },
+                mv_tol(2 * k + 1),
+            ),
+        );
+    }
+    if rows.keep("sspmv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("sspmv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
+                budget,
+                &y0,
+                |y| unsafe {
+                    cb::cblas_sspmv(
+                        COL,
+                        UP,
+                        ni,
+                        1.0,
+                        packed.as_ptr(),
+                        x.as_ptr(),
+                        1,
+                        0.5,
+                        y.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |y| ctx.sspmv(ColMajor, Upper, ni, 1.0, &gpacked, &gx, 1, 0.5, y, 1),
+                |y| cblas::sspmv(ctx, ColMajor, Upper, ni, 1.0, &packed, &x, 1, 0.5, y, 1),
+                mv_tol(n),
+            ),
+        );
+    }
+    out
 }
 
 /// x := op(A) x and x := op(A)^-1 x on diagonally dominant upper triangles (stable under
 /// repetition), full, band and packed.
-pub fn triangular(ctx: &Context, n: usize, budget: Duration) -> Vec<Measured> {
+pub fn triangular(ctx: &Context, n: usize, budget: Duration, rows: Rows) -> Vec<Measured> {
     let ni = n as i32;
     let (k, ki) = (BAND.min(n - 1), BAND.min(n - 1) as i32);
     let lk = (k + 1) as i32;
-    let full = dominant(n * n, n, 21, |s| s % n == s / n);
+    let nn = if rows == Rows::Band { 1 } else { n };
+    let full = dominant(nn * nn, n, 21, |s| s % n == s / n);
     let band = dominant(n * (k + 1), k, 22, |s| s % (k + 1) == k);
-    let packed = dominant(n * (n + 1) / 2, n, 23, |s| {
+    let packed = dominant(nn * (nn + 1) / 2, n, 23, |s| {
         // Slot s = i + j(j+1)/2 is diagonal when i == j, i.e. s + 1 is triangular.
         let j = (((8 * s + 1) as f64).sqrt() as usize).saturating_sub(1) / 2;
         (j..=j + 1).any(|j| s == j + j * (j + 1) / 2)
@@ -273,103 +317,127 @@ pub fn triangular(ctx: &Context, n: usize, budget: Duration) -> Vec<Measured> {
         }
     };
     let (p, t) = ((Upper, NoTrans, NonUnit), (UP, NT, NU));
-    vec![
-        array_case(
-            ctx,
-            spec("strmv", n, 2.0 * ft, bytes(ft)),
-            budget,
-            &x0,
-            // SAFETY (every CPU closure here): the slices hold what the arguments address.
-            |x| unsafe {
-                cb::cblas_strmv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
-            },
-            |x| ctx.strmv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
-            |x| cblas::strmv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
-            mv(n),
-        ),
-        array_case(
-            ctx,
-            spec("stbmv", n, 2.0 * bt, bytes(bt)),
-            budget,
-            &x0,
-            |x| unsafe {
-                cb::cblas_stbmv(
-                    COL,
-                    t.0,
-                    t.1,
-                    t.2,
-                    ni,
-                    ki,
-                    band.as_ptr(),
-                    lk,
-                    x.as_mut_ptr(),
-                    1,
-                )
-            },
-            |x| ctx.stbmv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
-            |x| cblas::stbmv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
-            mv(k + 1),
-        ),
-        array_case(
-            ctx,
-            spec("stpmv", n, 2.0 * ft, bytes(ft)),
-            budget,
-            &x0,
-            |x| unsafe {
-                cb::cblas_stpmv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
-            },
-            |x| ctx.stpmv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
-            |x| cblas::stpmv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
-            mv(n),
-        ),
-        array_case(
-            ctx,
-            spec("strsv", n, 2.0 * ft, bytes(ft)),
-            budget,
-            &x0,
-            |x| unsafe {
-                cb::cblas_strsv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
-            },
-            |x| ctx.strsv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
-            |x| cblas::strsv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
-            sv(n),
-        ),
-        array_case(
-            ctx,
-            spec("stbsv", n, 2.0 * bt, bytes(bt)),
-            budget,
-            &x0,
-            |x| unsafe {
-                cb::cblas_stbsv(
-                    COL,
-                    t.0,
-                    t.1,
-                    t.2,
-                    ni,
-                    ki,
-                    band.as_ptr(),
-                    lk,
-                    x.as_mut_ptr(),
-                    1,
-                )
-            },
-            |x| ctx.stbsv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
-            |x| cblas::stbsv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
-            sv(k + 1),
-        ),
-        array_case(
-            ctx,
-            spec("stpsv", n, 2.0 * ft, bytes(ft)),
-            budget,
-            &x0,
-            |x| unsafe {
-                cb::cblas_stpsv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
-            },
-            |x| ctx.stpsv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
-            |x| cblas::stpsv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
-            sv(n),
-        ),
-    ]
+    let mut out = Vec::new();
+    if rows.keep("strmv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("strmv", n, 2.0 * ft, bytes(ft)),
+                budget,
+                &x0,
+                // SAFETY (every CPU closure here): the slices hold what the arguments address.
+                |x| unsafe {
+                    cb::cblas_strmv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
+                },
+                |x| ctx.strmv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
+                |x| cblas::strmv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
+                mv(n),
+            ),
+        );
+    }
+    if rows.keep("stbmv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("stbmv", n, 2.0 * bt, bytes(bt)),
+                budget,
+                &x0,
+                |x| unsafe {
+                    cb::cblas_stbmv(
+                        COL,
+                        t.0,
+                        t.1,
+                        t.2,
+                        ni,
+                        ki,
+                        band.as_ptr(),
+                        lk,
+                        x.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |x| ctx.stbmv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
+                |x| cblas::stbmv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
+                mv(k + 1),
+            ),
+        );
+    }
+    if rows.keep("stpmv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("stpmv", n, 2.0 * ft, bytes(ft)),
+                budget,
+                &x0,
+                |x| unsafe {
+                    cb::cblas_stpmv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
+                },
+                |x| ctx.stpmv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
+                |x| cblas::stpmv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
+                mv(n),
+            ),
+        );
+    }
+    if rows.keep("strsv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("strsv", n, 2.0 * ft, bytes(ft)),
+                budget,
+                &x0,
+                |x| unsafe {
+                    cb::cblas_strsv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
+                },
+                |x| ctx.strsv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
+                |x| cblas::strsv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
+                sv(n),
+            ),
+        );
+    }
+    if rows.keep("stbsv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("stbsv", n, 2.0 * bt, bytes(bt)),
+                budget,
+                &x0,
+                |x| unsafe {
+                    cb::cblas_stbsv(
+                        COL,
+                        t.0,
+                        t.1,
+                        t.2,
+                        ni,
+                        ki,
+                        band.as_ptr(),
+                        lk,
+                        x.as_mut_ptr(),
+                        1,
+                    )
+                },
+                |x| ctx.stbsv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
+                |x| cblas::stbsv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
+                sv(k + 1),
+            ),
+        );
+    }
+    if rows.keep("stpsv") {
+        out.push(
+    array_case(
+                ctx,
+                spec("stpsv", n, 2.0 * ft, bytes(ft)),
+                budget,
+                &x0,
+                |x| unsafe {
+                    cb::cblas_stpsv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
+                },
+                |x| ctx.stpsv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
+                |x| cblas::stpsv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
+                sv(n),
+            ),
+        );
+    }
+    out
 }
 
 /// The rank updates with alpha = 1e-3 (so that repeated runs stay in range).

@@ -81,6 +81,10 @@ type Group = fn(&Context, usize, Duration) -> Vec<Measured>;
 struct Sizes {
     level1: Vec<usize>,
     level2: Vec<usize>,
+    /// sgemv alone at larger orders.
+    sgemv_large: Vec<usize>,
+    /// The band routines alone at larger orders.
+    band_large: Vec<usize>,
     gemm: Vec<usize>,
     /// The level-3 routines other than sgemm.
     level3: Vec<usize>,
@@ -93,24 +97,32 @@ fn sizes(software: bool, quick: bool) -> Sizes {
         (true, true) => Sizes {
             level1: pow2(12, 20, 4),
             level2: vec![256, 1024],
+            sgemv_large: vec![],
+            band_large: vec![],
             gemm: vec![64, 256, 512],
             level3: vec![256, 512],
         },
         (true, false) => Sizes {
             level1: pow2(10, 24, 2),
             level2: vec![256, 1024, 4096],
+            sgemv_large: vec![],
+            band_large: vec![1 << 16],
             gemm: vec![64, 128, 256, 512, 1024],
             level3: vec![256, 512, 1024],
         },
         (false, true) => Sizes {
             level1: pow2(16, 24, 4),
             level2: vec![1024, 4096],
+            sgemv_large: vec![],
+            band_large: vec![1 << 16],
             gemm: vec![256, 1024, 2048],
             level3: vec![1024],
         },
         (false, false) => Sizes {
             level1: pow2(16, 28, 2),
             level2: vec![1024, 4096],
+            sgemv_large: vec![16384],
+            band_large: vec![1 << 16],
             gemm: vec![256, 512, 1024, 2048, 4096, 8192],
             level3: vec![1024, 4096],
         },
@@ -238,7 +250,7 @@ fn main() {
     }
 
     let mut plan: Vec<(&[&str], Group, usize)> = Vec::new();
-    let groups: [(&[&str], Group, &[usize]); 9] = [
+    let groups: [(&[&str], Group, &[usize]); 11] = [
         (
             &["saxpy"],
             |c, n, b| vec![level1::saxpy(c, n, b)],
@@ -247,13 +259,29 @@ fn main() {
         (&["sdot"], |c, n, b| vec![level1::sdot(c, n, b)], &sz.level1),
         (
             &["sgemv", "sgbmv", "ssymv", "ssbmv", "sspmv"],
-            level2::products,
+            |c, n, b| level2::products(c, n, b, level2::Rows::All),
             &sz.level2,
         ),
         (
             &["strmv", "stbmv", "stpmv", "strsv", "stbsv", "stpsv"],
-            level2::triangular,
+            |c, n, b| level2::triangular(c, n, b, level2::Rows::All),
             &sz.level2,
+        ),
+        // sgemv where its split has many chunks; the band routines where the band is large
+        // enough to measure bandwidth (issue 29).
+        (
+            &["sgemv"],
+            |c, n, b| level2::products(c, n, b, level2::Rows::Sgemv),
+            &sz.sgemv_large,
+        ),
+        (
+            &["sgbmv", "ssbmv", "stbmv", "stbsv"],
+            |c, n, b| {
+                let mut rows = level2::products(c, n, b, level2::Rows::Band);
+                rows.extend(level2::triangular(c, n, b, level2::Rows::Band));
+                rows
+            },
+            &sz.band_large,
         ),
         (
             &["sger", "ssyr", "sspr", "ssyr2", "sspr2"],

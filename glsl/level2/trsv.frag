@@ -45,6 +45,17 @@ bvec4 both(bvec4 p, bvec4 q) {
     return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
 }
 
+// Lane c of v, chosen rather than indexed (a computed index into a vector or an array put
+// the block in local memory on NVIDIA: 0.35 ms a block).
+float lane(vec4 v, int c) {
+    return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
+}
+
+// v with lane c replaced by y.
+vec4 with_lane(vec4 v, int c, float y) {
+    return select4(v, vec4(y), equal(ivec4(0, 1, 2, 3), ivec4(c)));
+}
+
 // A(4R..4R+3, j), with `stored` saying which lanes are elements of A's stored part.
 vec4 a_col(int R, int j, out bvec4 stored) {
     ivec4 i4 = ivec4(4 * R) + ivec4(0, 1, 2, 3);
@@ -106,7 +117,7 @@ void main() {
         float y = 0.0;
         for (int r = 0; r < NB4; ++r) {
             if (r == pr) {
-                y = acc[r][pc];
+                y = lane(acc[r], pc);
             }
         }
         // Both forms walk column p: the dot form over the unknowns solved before p (then
@@ -117,7 +128,7 @@ void main() {
         float diag = 1.0;
         if (unit_diag == 0 && live_p) {
             bvec4 st;
-            diag = a_col(r0 + pr, lo + p, st)[pc];
+            diag = lane(a_col(r0 + pr, lo + p, st), pc);
         }
         if (!dot_p) {
             y = live_p && unit_diag == 0 ? y / diag : y;
@@ -140,7 +151,7 @@ void main() {
         }
         for (int r = 0; r < NB4; ++r) {
             if (r == pr) {
-                acc[r][pc] = y;
+                acc[r] = with_lane(acc[r], pc, y);
             }
         }
     }
@@ -176,10 +187,7 @@ void main() {
     if (dot_form != 0) {
         // Unknown i = 4T + c less the dot product of column i's rows in the block with s.
         for (int c = 0; c < 4; ++c) {
-            int i = 4 * T + c;
-            if (i >= n) {
-                break;
-            }
+            int i = min(4 * T + c, n - 1);  // a lane past n (which may hold anything) too
             float acc = v[c];
             for (int r = 0; 4 * r < nb; ++r) {
                 bvec4 st;
@@ -195,7 +203,7 @@ void main() {
         // zeros.
         for (int k = 0; k < nb; ++k) {
             int p = forward != 0 ? k : nb - 1 - k;
-            float y = texelFetch(s, ivec2(p >> 2, 0), 0)[p & 3];
+            float y = lane(texelFetch(s, ivec2(p >> 2, 0), 0), p & 3);
             if (y != 0.0) {
                 bvec4 st;
                 vec4 col = a_col(T, lo + p, st);

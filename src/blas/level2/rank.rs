@@ -234,7 +234,7 @@ impl RankCall {
         match out {
             None if vec4 => {
                 // Fragment f (row-major in a grid as wide as A's texture) updates texels
-                // (f % per_col)*PER.. of column f / per_col.
+                // f % per_col + k*per_col of column f / per_col.
                 let per_col = (self.a.rows.div_ceil(4) as u32).div_ceil(IMAGE_TEXELS_PER_FRAGMENT);
                 let total = per_col as usize * self.a.cols;
                 let (gw, gh) = crate::layout::texel_rect(total, l.width);
