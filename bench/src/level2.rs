@@ -29,7 +29,11 @@ impl Rows {
     fn keep(self, routine: &str) -> bool {
         match self {
             Rows::All => true,
-            Rows::Band => routine.starts_with("sgb") || routine.starts_with("ssb") || routine.starts_with("stb"),
+            Rows::Band => {
+                routine.starts_with("sgb")
+                    || routine.starts_with("ssb")
+                    || routine.starts_with("stb")
+            }
             Rows::Sgemv => routine == "sgemv",
         }
     }
@@ -102,184 +106,174 @@ pub fn products(ctx: &Context, n: usize, budget: Duration, rows: Rows) -> Vec<Me
     let lk = (k + 1) as i32;
     let mut out = Vec::new();
     if rows.keep("sgemv") {
-        out.push(
-    array_case(
-                ctx,
-                spec(
-                    "sgemv",
-                    n,
-                    2.0 * (n * n) as f64,
-                    4.0 * ((n * n) as f64 + vec_bytes),
-                ),
-                budget,
-                &y0,
-                // SAFETY (every CPU closure here): the slices hold what the arguments address.
-                |y| unsafe {
-                    cb::cblas_sgemv(
-                        COL,
-                        NT,
-                        ni,
-                        ni,
-                        1.0,
-                        full.as_ptr(),
-                        ni,
-                        x.as_ptr(),
-                        1,
-                        0.5,
-                        y.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |y| {
-                    ctx.sgemv(
-                        ColMajor, NoTrans, ni, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1,
-                    )
-                },
-                |y| {
-                    cblas::sgemv(
-                        ctx, ColMajor, NoTrans, ni, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1,
-                    )
-                },
-                mv_tol(n),
+        out.push(array_case(
+            ctx,
+            spec(
+                "sgemv",
+                n,
+                2.0 * (n * n) as f64,
+                4.0 * ((n * n) as f64 + vec_bytes),
             ),
-        );
+            budget,
+            &y0,
+            // SAFETY (every CPU closure here): the slices hold what the arguments address.
+            |y| unsafe {
+                cb::cblas_sgemv(
+                    COL,
+                    NT,
+                    ni,
+                    ni,
+                    1.0,
+                    full.as_ptr(),
+                    ni,
+                    x.as_ptr(),
+                    1,
+                    0.5,
+                    y.as_mut_ptr(),
+                    1,
+                )
+            },
+            |y| {
+                ctx.sgemv(
+                    ColMajor, NoTrans, ni, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1,
+                )
+            },
+            |y| {
+                cblas::sgemv(
+                    ctx, ColMajor, NoTrans, ni, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1,
+                )
+            },
+            mv_tol(n),
+        ));
     }
     if rows.keep("sgbmv") {
-        out.push(
-    array_case(
-                ctx,
-                spec(
-                    "sgbmv",
-                    n,
-                    2.0 * (n * (2 * k + 1)) as f64,
-                    4.0 * ((n * (2 * k + 1)) as f64 + vec_bytes),
-                ),
-                budget,
-                &y0,
-                |y| unsafe {
-                    cb::cblas_sgbmv(
-                        COL,
-                        NT,
-                        ni,
-                        ni,
-                        ki,
-                        ki,
-                        1.0,
-                        gband.as_ptr(),
-                        lb,
-                        x.as_ptr(),
-                        1,
-                        0.5,
-                        y.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |y| {
-                    ctx.sgbmv(
-                        ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &ggband, lb, &gx, 1, 0.5, y, 1,
-                    )
-                },
-                |y| {
-                    cblas::sgbmv(
-                        ctx, ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &gband, lb, &x, 1, 0.5, y, 1,
-                    )
-                },
-                mv_tol(2 * k + 1),
+        out.push(array_case(
+            ctx,
+            spec(
+                "sgbmv",
+                n,
+                2.0 * (n * (2 * k + 1)) as f64,
+                4.0 * ((n * (2 * k + 1)) as f64 + vec_bytes),
             ),
-        );
+            budget,
+            &y0,
+            |y| unsafe {
+                cb::cblas_sgbmv(
+                    COL,
+                    NT,
+                    ni,
+                    ni,
+                    ki,
+                    ki,
+                    1.0,
+                    gband.as_ptr(),
+                    lb,
+                    x.as_ptr(),
+                    1,
+                    0.5,
+                    y.as_mut_ptr(),
+                    1,
+                )
+            },
+            |y| {
+                ctx.sgbmv(
+                    ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &ggband, lb, &gx, 1, 0.5, y, 1,
+                )
+            },
+            |y| {
+                cblas::sgbmv(
+                    ctx, ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &gband, lb, &x, 1, 0.5, y, 1,
+                )
+            },
+            mv_tol(2 * k + 1),
+        ));
     }
     if rows.keep("ssymv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("ssymv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
-                budget,
-                &y0,
-                |y| unsafe {
-                    cb::cblas_ssymv(
-                        COL,
-                        UP,
-                        ni,
-                        1.0,
-                        full.as_ptr(),
-                        ni,
-                        x.as_ptr(),
-                        1,
-                        0.5,
-                        y.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |y| ctx.ssymv(ColMajor, Upper, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1),
-                |y| cblas::ssymv(ctx, ColMajor, Upper, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1),
-                mv_tol(n),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("ssymv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
+            budget,
+            &y0,
+            |y| unsafe {
+                cb::cblas_ssymv(
+                    COL,
+                    UP,
+                    ni,
+                    1.0,
+                    full.as_ptr(),
+                    ni,
+                    x.as_ptr(),
+                    1,
+                    0.5,
+                    y.as_mut_ptr(),
+                    1,
+                )
+            },
+            |y| ctx.ssymv(ColMajor, Upper, ni, 1.0, &gfull, ni, &gx, 1, 0.5, y, 1),
+            |y| cblas::ssymv(ctx, ColMajor, Upper, ni, 1.0, &full, ni, &x, 1, 0.5, y, 1),
+            mv_tol(n),
+        ));
     }
     if rows.keep("ssbmv") {
-        out.push(
-    array_case(
-                ctx,
-                spec(
-                    "ssbmv",
-                    n,
-                    2.0 * (n * (2 * k + 1)) as f64,
-                    4.0 * ((n * (k + 1)) as f64 + vec_bytes),
-                ),
-                budget,
-                &y0,
-                |y| unsafe {
-                    cb::cblas_ssbmv(
-                        COL,
-                        UP,
-                        ni,
-                        ki,
-                        1.0,
-                        sband.as_ptr(),
-                        lk,
-                        x.as_ptr(),
-                        1,
-                        0.5,
-                        y.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |y| ctx.ssbmv(ColMajor, Upper, ni, ki, 1.0, &gsband, lk, &gx, 1, 0.5, y, 1),
-                |y| {
-                    cblas::ssbmv(
-                        ctx, ColMajor, Upper, ni, ki, 1.0, &sband, lk, &x, 1, 0.5, y, 1,
-                    )
-                },
-                mv_tol(2 * k + 1),
+        out.push(array_case(
+            ctx,
+            spec(
+                "ssbmv",
+                n,
+                2.0 * (n * (2 * k + 1)) as f64,
+                4.0 * ((n * (k + 1)) as f64 + vec_bytes),
             ),
-        );
+            budget,
+            &y0,
+            |y| unsafe {
+                cb::cblas_ssbmv(
+                    COL,
+                    UP,
+                    ni,
+                    ki,
+                    1.0,
+                    sband.as_ptr(),
+                    lk,
+                    x.as_ptr(),
+                    1,
+                    0.5,
+                    y.as_mut_ptr(),
+                    1,
+                )
+            },
+            |y| ctx.ssbmv(ColMajor, Upper, ni, ki, 1.0, &gsband, lk, &gx, 1, 0.5, y, 1),
+            |y| {
+                cblas::ssbmv(
+                    ctx, ColMajor, Upper, ni, ki, 1.0, &sband, lk, &x, 1, 0.5, y, 1,
+                )
+            },
+            mv_tol(2 * k + 1),
+        ));
     }
     if rows.keep("sspmv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("sspmv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
-                budget,
-                &y0,
-                |y| unsafe {
-                    cb::cblas_sspmv(
-                        COL,
-                        UP,
-                        ni,
-                        1.0,
-                        packed.as_ptr(),
-                        x.as_ptr(),
-                        1,
-                        0.5,
-                        y.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |y| ctx.sspmv(ColMajor, Upper, ni, 1.0, &gpacked, &gx, 1, 0.5, y, 1),
-                |y| cblas::sspmv(ctx, ColMajor, Upper, ni, 1.0, &packed, &x, 1, 0.5, y, 1),
-                mv_tol(n),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("sspmv", n, 2.0 * (n * n) as f64, 4.0 * (tri(n) + vec_bytes)),
+            budget,
+            &y0,
+            |y| unsafe {
+                cb::cblas_sspmv(
+                    COL,
+                    UP,
+                    ni,
+                    1.0,
+                    packed.as_ptr(),
+                    x.as_ptr(),
+                    1,
+                    0.5,
+                    y.as_mut_ptr(),
+                    1,
+                )
+            },
+            |y| ctx.sspmv(ColMajor, Upper, ni, 1.0, &gpacked, &gx, 1, 0.5, y, 1),
+            |y| cblas::sspmv(ctx, ColMajor, Upper, ni, 1.0, &packed, &x, 1, 0.5, y, 1),
+            mv_tol(n),
+        ));
     }
     out
 }
@@ -319,123 +313,111 @@ pub fn triangular(ctx: &Context, n: usize, budget: Duration, rows: Rows) -> Vec<
     let (p, t) = ((Upper, NoTrans, NonUnit), (UP, NT, NU));
     let mut out = Vec::new();
     if rows.keep("strmv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("strmv", n, 2.0 * ft, bytes(ft)),
-                budget,
-                &x0,
-                // SAFETY (every CPU closure here): the slices hold what the arguments address.
-                |x| unsafe {
-                    cb::cblas_strmv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
-                },
-                |x| ctx.strmv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
-                |x| cblas::strmv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
-                mv(n),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("strmv", n, 2.0 * ft, bytes(ft)),
+            budget,
+            &x0,
+            // SAFETY (every CPU closure here): the slices hold what the arguments address.
+            |x| unsafe {
+                cb::cblas_strmv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
+            },
+            |x| ctx.strmv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
+            |x| cblas::strmv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
+            mv(n),
+        ));
     }
     if rows.keep("stbmv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("stbmv", n, 2.0 * bt, bytes(bt)),
-                budget,
-                &x0,
-                |x| unsafe {
-                    cb::cblas_stbmv(
-                        COL,
-                        t.0,
-                        t.1,
-                        t.2,
-                        ni,
-                        ki,
-                        band.as_ptr(),
-                        lk,
-                        x.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |x| ctx.stbmv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
-                |x| cblas::stbmv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
-                mv(k + 1),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("stbmv", n, 2.0 * bt, bytes(bt)),
+            budget,
+            &x0,
+            |x| unsafe {
+                cb::cblas_stbmv(
+                    COL,
+                    t.0,
+                    t.1,
+                    t.2,
+                    ni,
+                    ki,
+                    band.as_ptr(),
+                    lk,
+                    x.as_mut_ptr(),
+                    1,
+                )
+            },
+            |x| ctx.stbmv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
+            |x| cblas::stbmv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
+            mv(k + 1),
+        ));
     }
     if rows.keep("stpmv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("stpmv", n, 2.0 * ft, bytes(ft)),
-                budget,
-                &x0,
-                |x| unsafe {
-                    cb::cblas_stpmv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
-                },
-                |x| ctx.stpmv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
-                |x| cblas::stpmv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
-                mv(n),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("stpmv", n, 2.0 * ft, bytes(ft)),
+            budget,
+            &x0,
+            |x| unsafe {
+                cb::cblas_stpmv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
+            },
+            |x| ctx.stpmv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
+            |x| cblas::stpmv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
+            mv(n),
+        ));
     }
     if rows.keep("strsv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("strsv", n, 2.0 * ft, bytes(ft)),
-                budget,
-                &x0,
-                |x| unsafe {
-                    cb::cblas_strsv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
-                },
-                |x| ctx.strsv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
-                |x| cblas::strsv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
-                sv(n),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("strsv", n, 2.0 * ft, bytes(ft)),
+            budget,
+            &x0,
+            |x| unsafe {
+                cb::cblas_strsv(COL, t.0, t.1, t.2, ni, full.as_ptr(), ni, x.as_mut_ptr(), 1)
+            },
+            |x| ctx.strsv(ColMajor, p.0, p.1, p.2, ni, &gfull, ni, x, 1),
+            |x| cblas::strsv(ctx, ColMajor, p.0, p.1, p.2, ni, &full, ni, x, 1),
+            sv(n),
+        ));
     }
     if rows.keep("stbsv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("stbsv", n, 2.0 * bt, bytes(bt)),
-                budget,
-                &x0,
-                |x| unsafe {
-                    cb::cblas_stbsv(
-                        COL,
-                        t.0,
-                        t.1,
-                        t.2,
-                        ni,
-                        ki,
-                        band.as_ptr(),
-                        lk,
-                        x.as_mut_ptr(),
-                        1,
-                    )
-                },
-                |x| ctx.stbsv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
-                |x| cblas::stbsv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
-                sv(k + 1),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("stbsv", n, 2.0 * bt, bytes(bt)),
+            budget,
+            &x0,
+            |x| unsafe {
+                cb::cblas_stbsv(
+                    COL,
+                    t.0,
+                    t.1,
+                    t.2,
+                    ni,
+                    ki,
+                    band.as_ptr(),
+                    lk,
+                    x.as_mut_ptr(),
+                    1,
+                )
+            },
+            |x| ctx.stbsv(ColMajor, p.0, p.1, p.2, ni, ki, &gband, lk, x, 1),
+            |x| cblas::stbsv(ctx, ColMajor, p.0, p.1, p.2, ni, ki, &band, lk, x, 1),
+            sv(k + 1),
+        ));
     }
     if rows.keep("stpsv") {
-        out.push(
-    array_case(
-                ctx,
-                spec("stpsv", n, 2.0 * ft, bytes(ft)),
-                budget,
-                &x0,
-                |x| unsafe {
-                    cb::cblas_stpsv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
-                },
-                |x| ctx.stpsv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
-                |x| cblas::stpsv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
-                sv(n),
-            ),
-        );
+        out.push(array_case(
+            ctx,
+            spec("stpsv", n, 2.0 * ft, bytes(ft)),
+            budget,
+            &x0,
+            |x| unsafe {
+                cb::cblas_stpsv(COL, t.0, t.1, t.2, ni, packed.as_ptr(), x.as_mut_ptr(), 1)
+            },
+            |x| ctx.stpsv(ColMajor, p.0, p.1, p.2, ni, &gpacked, x, 1),
+            |x| cblas::stpsv(ctx, ColMajor, p.0, p.1, p.2, ni, &packed, x, 1),
+            sv(n),
+        ));
     }
     out
 }

@@ -66,13 +66,14 @@ vec4 a_col(int R, int j, out bvec4 stored) {
     if (storage == 1) {
         stored = both(stored, both(lessThanEqual(d, ivec4(kl)), lessThanEqual(-d, ivec4(ku))));
     }
+    ivec2 size = textureSize(a, 0);
 #if VEC4
-    int e = R + j * (lda >> 2);
+    // Texels past the matrix (a block's rows past n) are read from the last texel.
+    int e = min(R + j * (lda >> 2), size.x * size.y - 1);
     return texelFetch(a, ivec2(e % a_width, e / a_width), 0);
 #else
     // In every storage the rows of a column follow each other: element (4R + c, j) is c
     // after (4R, j), so the four lie in at most two texels.
-    ivec2 size = textureSize(a, 0);
     uint last = uint(size.x * size.y - 1);
     uint e = stored_index(4 * R, j);
     int t0 = int(min(e >> 2u, last));
@@ -99,68 +100,67 @@ bvec4 order_mask(int r, int pr, int pc, bool before) {
 
 #if SOLVE
 
+// The block's sixteen texels are named by constant indices only, the steps written out
+// sixteen times by these macros (NB is 64): a loop over them, left rolled by the compiler,
+// waited for each texel fetch in turn (0.35 ms a block on the H100), and a computed index
+// puts the array in local memory.
+#define LOAD(r) acc[r] = 4 * (r) < nb ? texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0) : vec4(0.0);
+#define FETCH(r) col[r] = a_col(r0 + (r), lo + p, st[r]);
+#define PICK(r) if (pr == (r)) { y = lane(acc[r], pc); dcol = col[r]; }
+#define APPLY(r) { \
+        bvec4 m = both(st[r], order_mask(r, pr, pc, dot_p)); \
+        if (dot_p) { \
+            y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); \
+        } else { \
+            acc[r] = select4(acc[r], acc[r] - col[r] * y, m); \
+        } \
+    }
+#define STORE(r) if (pr == (r)) { acc[r] = with_lane(acc[r], pc, y); }
+#define MINE(r) if (f == (r)) { mine = acc[r]; }
+
 void main() {
     int f = int(gl_FragCoord.x);
     int r0 = lo >> 2;
     vec4 acc[NB4];
-    for (int r = 0; r < NB4; ++r) {
-        acc[r] = 4 * r < nb ? texelFetch(t, ivec2((r0 + r) % t_width, (r0 + r) / t_width), 0)
-                            : vec4(0.0);
-    }
+    vec4 col[NB4];
+    bvec4 st[NB4];
+    LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
+    LOAD(8) LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15)
     // The loop over the unknowns has a uniform, not a constant, length (unrolled 64 times
-    // over a 16-texel body it took llvmpipe over a second to compile); the texels are
-    // reached by constant indices only, so the block stays in registers.
+    // it took llvmpipe over a second to compile).
     for (int k = 0; k < nb; ++k) {
         int p = forward != 0 ? k : nb - 1 - k;
         int pr = p >> 2;
         int pc = p & 3;
+        // Column p's sixteen texels, fetched together; the diagonal is one of them.
+        FETCH(0) FETCH(1) FETCH(2) FETCH(3) FETCH(4) FETCH(5) FETCH(6) FETCH(7)
+        FETCH(8) FETCH(9) FETCH(10) FETCH(11) FETCH(12) FETCH(13) FETCH(14) FETCH(15)
         float y = 0.0;
-        for (int r = 0; r < NB4; ++r) {
-            if (r == pr) {
-                y = lane(acc[r], pc);
-            }
-        }
+        vec4 dcol = vec4(0.0);
+        PICK(0) PICK(1) PICK(2) PICK(3) PICK(4) PICK(5) PICK(6) PICK(7)
+        PICK(8) PICK(9) PICK(10) PICK(11) PICK(12) PICK(13) PICK(14) PICK(15)
         // Both forms walk column p: the dot form over the unknowns solved before p (then
         // divides), the column form over those after it (once p is divided). The column
         // form skips an unknown that is 0 when its turn comes.
         bool dot_p = dot_form != 0;
         bool live_p = dot_p || y != 0.0;
-        float diag = 1.0;
-        if (unit_diag == 0 && live_p) {
-            bvec4 st;
-            diag = lane(a_col(r0 + pr, lo + p, st), pc);
+        float diag = unit_diag == 0 ? lane(dcol, pc) : 1.0;
+        if (!dot_p && live_p && unit_diag == 0) {
+            y /= diag;
         }
-        if (!dot_p) {
-            y = live_p && unit_diag == 0 ? y / diag : y;
-        }
-        bool up = (forward != 0) != dot_p;  // the texels walked lie at or after pr
-        for (int r = 0; r < NB4; ++r) {
-            if (live_p && 4 * r < nb && (up ? r >= pr : r <= pr)) {
-                bvec4 st;
-                vec4 col = a_col(r0 + r, lo + p, st);
-                bvec4 m = both(st, order_mask(r, pr, pc, dot_p));
-                if (dot_p) {
-                    y -= dot(select4(vec4(0.0), col, m), select4(vec4(0.0), acc[r], m));
-                } else {
-                    acc[r] = select4(acc[r], acc[r] - col * y, m);
-                }
-            }
+        if (live_p) {
+            APPLY(0) APPLY(1) APPLY(2) APPLY(3) APPLY(4) APPLY(5) APPLY(6) APPLY(7)
+            APPLY(8) APPLY(9) APPLY(10) APPLY(11) APPLY(12) APPLY(13) APPLY(14) APPLY(15)
         }
         if (dot_p && unit_diag == 0) {
             y /= diag;
         }
-        for (int r = 0; r < NB4; ++r) {
-            if (r == pr) {
-                acc[r] = with_lane(acc[r], pc, y);
-            }
-        }
+        STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
+        STORE(8) STORE(9) STORE(10) STORE(11) STORE(12) STORE(13) STORE(14) STORE(15)
     }
     vec4 mine = vec4(0.0);
-    for (int r = 0; r < NB4; ++r) {
-        if (r == f) {
-            mine = acc[r];
-        }
-    }
+    MINE(0) MINE(1) MINE(2) MINE(3) MINE(4) MINE(5) MINE(6) MINE(7)
+    MINE(8) MINE(9) MINE(10) MINE(11) MINE(12) MINE(13) MINE(14) MINE(15)
     result = mine;
 }
 
@@ -169,6 +169,11 @@ void main() {
 uniform sampler2D s;
 uniform int upd_lo;  // texels of t the block's columns can change
 uniform int upd_hi;
+
+// v less c*y where `ok` and the lanes of c are stored and live.
+vec4 minus(vec4 v, vec4 c, bvec4 st, bvec4 live, float y, bool ok) {
+    return ok && y != 0.0 ? select4(v, v - c * y, both(st, live)) : v;
+}
 
 void main() {
     int T = frag_texel(t_width);
@@ -183,31 +188,59 @@ void main() {
         result = v;
         return;
     }
-    bvec4 live = lessThan(ivec4(4 * T) + ivec4(0, 1, 2, 3), ivec4(n));
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    bvec4 live = lessThan(ivec4(4 * T) + lanes, ivec4(n));
+    int groups = (nb + 3) >> 2;
     if (dot_form != 0) {
-        // Unknown i = 4T + c less the dot product of column i's rows in the block with s.
-        for (int c = 0; c < 4; ++c) {
-            int i = min(4 * T + c, n - 1);  // a lane past n (which may hold anything) too
-            float acc = v[c];
-            for (int r = 0; 4 * r < nb; ++r) {
-                bvec4 st;
-                vec4 col = a_col(r0 + r, i, st);
-                bvec4 m = both(st, lessThan(ivec4(4 * r) + ivec4(0, 1, 2, 3), ivec4(nb)));
-                acc -= dot(select4(vec4(0.0), col, m),
-                           select4(vec4(0.0), texelFetch(s, ivec2(r, 0), 0), m));
-            }
-            v[c] = acc;
+        // Unknown i = 4T + c less the dot product of column i's rows in the block with s,
+        // a texel of the block's rows (and of s) a step, the four columns' fetches
+        // together. A lane past n (which may hold anything) reads column n - 1.
+        ivec4 cols = min(ivec4(4 * T) + lanes, ivec4(n - 1));
+        for (int r = 0; r < groups; ++r) {
+            vec4 sv = texelFetch(s, ivec2(r, 0), 0);
+            bvec4 in_block = lessThan(ivec4(4 * r) + lanes, ivec4(nb));
+            bvec4 s0;
+            bvec4 s1;
+            bvec4 s2;
+            bvec4 s3;
+            vec4 c0 = a_col(r0 + r, cols.x, s0);
+            vec4 c1 = a_col(r0 + r, cols.y, s1);
+            vec4 c2 = a_col(r0 + r, cols.z, s2);
+            vec4 c3 = a_col(r0 + r, cols.w, s3);
+            s0 = both(s0, in_block);
+            s1 = both(s1, in_block);
+            s2 = both(s2, in_block);
+            s3 = both(s3, in_block);
+            v -= vec4(dot(select4(vec4(0.0), c0, s0), select4(vec4(0.0), sv, s0)),
+                      dot(select4(vec4(0.0), c1, s1), select4(vec4(0.0), sv, s1)),
+                      dot(select4(vec4(0.0), c2, s2), select4(vec4(0.0), sv, s2)),
+                      dot(select4(vec4(0.0), c3, s3), select4(vec4(0.0), sv, s3)));
         }
     } else {
         // Column p of the block times its solved unknown, in the solve order, skipping
-        // zeros.
-        for (int k = 0; k < nb; ++k) {
-            int p = forward != 0 ? k : nb - 1 - k;
-            float y = lane(texelFetch(s, ivec2(p >> 2, 0), 0), p & 3);
-            if (y != 0.0) {
-                bvec4 st;
-                vec4 col = a_col(T, lo + p, st);
-                v = select4(v, v - col * y, both(st, live));
+        // zeros: four columns (a texel of s) a step, their fetches together.
+        for (int gi = 0; gi < groups; ++gi) {
+            int g = forward != 0 ? gi : groups - 1 - gi;
+            int p = 4 * g;
+            vec4 sv = texelFetch(s, ivec2(g, 0), 0);
+            bvec4 s0;
+            bvec4 s1;
+            bvec4 s2;
+            bvec4 s3;
+            vec4 c0 = a_col(T, lo + p, s0);
+            vec4 c1 = a_col(T, lo + min(p + 1, nb - 1), s1);
+            vec4 c2 = a_col(T, lo + min(p + 2, nb - 1), s2);
+            vec4 c3 = a_col(T, lo + min(p + 3, nb - 1), s3);
+            if (forward != 0) {
+                v = minus(v, c0, s0, live, sv.x, true);
+                v = minus(v, c1, s1, live, sv.y, p + 1 < nb);
+                v = minus(v, c2, s2, live, sv.z, p + 2 < nb);
+                v = minus(v, c3, s3, live, sv.w, p + 3 < nb);
+            } else {
+                v = minus(v, c3, s3, live, sv.w, p + 3 < nb);
+                v = minus(v, c2, s2, live, sv.z, p + 2 < nb);
+                v = minus(v, c1, s1, live, sv.y, p + 1 < nb);
+                v = minus(v, c0, s0, live, sv.x, true);
             }
         }
     }
