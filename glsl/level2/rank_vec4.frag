@@ -25,22 +25,32 @@ uniform sampler2D y;
 uniform int y_width;
 uniform int incy;
 
+// The position `d` texels further on in a texture `w` wide, d given as (d % w, d / w).
+ivec2 advance(ivec2 p, ivec2 d, int w) {
+    p += d;
+    if (p.x >= w) {
+        p.x -= w;
+        p.y += 1;
+    }
+    return p;
+}
+
 // Component-wise and.
 bvec4 both(bvec4 p, bvec4 q) {
     return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
 }
 
-// Texel (r, j) of A, old value v, updated; `xj`/`yj` are column j's elements of x and y
-// (those the kind reads). Reference's order: v + x_i*(alpha*y_j) [+ y_i*(alpha*x_j)].
-vec4 updated(vec4 v, int r, int j, float xj, float yj) {
-    vec4 xv = load_logical(x, x_width, incx, rows, r);
+// Texel (r, j) of A, old value v, updated; xv (and yv) are x's (y's) elements of rows
+// 4r..4r+3, `xj`/`yj` column j's (those the kind reads). Reference's order:
+// v + x_i*(alpha*y_j) [+ y_i*(alpha*x_j)].
+vec4 updated(vec4 v, int r, int j, vec4 xv, vec4 yv, float xj, float yj) {
     vec4 w;
     if (kind == 0) {
         w = v + xv * (alpha * yj);
     } else if (kind == 1) {
         w = v + xv * (alpha * xj);
     } else {
-        w = v + xv * (alpha * yj) + load_logical(y, y_width, incy, rows, r) * (alpha * xj);
+        w = v + xv * (alpha * yj) + yv * (alpha * xj);
     }
     bvec4 live = live_lanes(r, rows);
     if (triangle != 0) {
@@ -111,17 +121,33 @@ void main() {
     if (q + (PER - 1) * per_col < lo || q >= hi || !column_factors(j, xj, yj)) {
         return;
     }
+    // Positions step by per_col texels without division (two divisions per texel took as
+    // long as the memory traffic); x (and y) are read whole texels when their increment
+    // is 1, which is when the positions apply.
     int ld4 = lda >> 2;
+    int t = q + j * ld4;
+    ivec2 c = ivec2(t % a_width, t / a_width);
+    ivec2 step_a = ivec2(per_col % a_width, per_col / a_width);
+    ivec2 xc = ivec2(q % x_width, q / x_width);
+    ivec2 step_x = ivec2(per_col % x_width, per_col / x_width);
+    ivec2 yc = ivec2(q % y_width, q / y_width);
+    ivec2 step_y = ivec2(per_col % y_width, per_col / y_width);
+    bool unit_x = incx == 1;
+    bool unit_y = incy == 1;
     for (int k = 0; k < PER; ++k) {
         int r = q + k * per_col;
         if (r >= hi) {
             break;
         }
         if (r >= lo) {
-            int t = r + j * ld4;
-            ivec2 c = ivec2(t % a_width, t / a_width);
-            imageStore(a_out, c, updated(texelFetch(a, c, 0), r, j, xj, yj));
+            vec4 xv = unit_x ? texelFetch(x, xc, 0) : load_logical(x, x_width, incx, rows, r);
+            vec4 yv = kind != 2 ? vec4(0.0)
+                    : unit_y ? texelFetch(y, yc, 0) : load_logical(y, y_width, incy, rows, r);
+            imageStore(a_out, c, updated(texelFetch(a, c, 0), r, j, xv, yv, xj, yj));
         }
+        c = advance(c, step_a, a_width);
+        xc = advance(xc, step_x, x_width);
+        yc = advance(yc, step_y, y_width);
     }
 }
 
@@ -142,7 +168,9 @@ void main() {
     if (j < cols) {
         row_texels(j, lo, hi);
         if (r >= lo && r < hi && column_factors(j, xj, yj)) {
-            v = updated(v, r, j, xj, yj);
+            vec4 xv = load_logical(x, x_width, incx, rows, r);
+            vec4 yv = kind == 2 ? load_logical(y, y_width, incy, rows, r) : vec4(0.0);
+            v = updated(v, r, j, xv, yv, xj, yj);
         }
     }
     result = v;
