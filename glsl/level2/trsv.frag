@@ -88,27 +88,33 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 #endif
 }
 
-// Lanes of texel r of the block (unknowns lo + 4r + c) that lie after (or, with `before`,
-// before) unknown p = 4 pr + pc of the block in the solve order; all of them are < nb.
-bvec4 order_mask(int r, int pr, int pc, bool before) {
-    ivec4 q = ivec4(4 * r) + ivec4(0, 1, 2, 3);
-    int p = 4 * pr + pc;
-    bool fwd = forward != 0;
-    bvec4 m = (fwd != before) ? greaterThan(q, ivec4(p)) : lessThan(q, ivec4(p));
-    return both(m, lessThan(q, ivec4(nb)));
-}
-
 #if SOLVE
 
 // The block's sixteen texels are named by constant indices only, the steps written out
 // sixteen times by these macros (NB is 64): a loop over them, left rolled by the compiler,
-// waited for each texel fetch in turn (0.35 ms a block on the H100), and a computed index
-// puts the array in local memory.
-#define LOAD(r) acc[r] = 4 * (r) < nb ? texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0) : vec4(0.0);
-#define FETCH(r) col[r] = a_col(r0 + (r), lo + p, st[r]);
+// waited for each texel fetch in turn, and a computed index puts the array in local
+// memory. The solve is one warp's chain of dependent instructions, so a step's cost is its
+// instruction count: one division a step for the position of column p (the texels of a
+// column follow each other), no storage formulas for full storage, and only the texels
+// the step walks are fetched and updated (the per-texel formulas took 0.3 ms a block on
+// the H100).
+#define LOAD(r) \
+    acc[r] = 4 * (r) < nb ? texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0) : vec4(0.0); \
+    live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
+#define WALK(r) (4 * (r) < nb && (up ? (r) >= pr : (r) <= pr))
+#if VEC4
+#define FETCH(r) \
+    if (WALK(r)) { col[r] = texelFetch(a, pos, 0); st[r] = live[r]; } \
+    pos.x += 1; \
+    if (pos.x == a_width) { pos = ivec2(0, pos.y + 1); }
+#else
+#define FETCH(r) \
+    if (WALK(r)) { col[r] = a_col(r0 + (r), lo + p, st[r]); st[r] = both(st[r], live[r]); }
+#endif
 #define PICK(r) if (pr == (r)) { y = lane(acc[r], pc); dcol = col[r]; }
-#define APPLY(r) { \
-        bvec4 m = both(st[r], order_mask(r, pr, pc, dot_p)); \
+#define APPLY(r) \
+    if (WALK(r)) { \
+        bvec4 m = (r) == pr ? both(st[r], in_order) : st[r]; \
         if (dot_p) { \
             y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); \
         } else { \
@@ -121,9 +127,14 @@ bvec4 order_mask(int r, int pr, int pc, bool before) {
 void main() {
     int f = int(gl_FragCoord.x);
     int r0 = lo >> 2;
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    bool dot_p = dot_form != 0;
+    // The texels a step walks lie at or after the step's own (or at or before it).
+    bool up = (forward != 0) != dot_p;
     vec4 acc[NB4];
     vec4 col[NB4];
     bvec4 st[NB4];
+    bvec4 live[NB4];
     LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
     LOAD(8) LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15)
     // The loop over the unknowns has a uniform, not a constant, length (unrolled 64 times
@@ -132,7 +143,12 @@ void main() {
         int p = forward != 0 ? k : nb - 1 - k;
         int pr = p >> 2;
         int pc = p & 3;
-        // Column p's sixteen texels, fetched together; the diagonal is one of them.
+        // In texel pr, the lanes the step walks: after p (before it for the dot form).
+        bvec4 in_order = up ? greaterThan(lanes, ivec4(pc)) : lessThan(lanes, ivec4(pc));
+#if VEC4
+        int e = r0 + (lo + p) * (lda >> 2);
+        ivec2 pos = ivec2(e % a_width, e / a_width);
+#endif
         FETCH(0) FETCH(1) FETCH(2) FETCH(3) FETCH(4) FETCH(5) FETCH(6) FETCH(7)
         FETCH(8) FETCH(9) FETCH(10) FETCH(11) FETCH(12) FETCH(13) FETCH(14) FETCH(15)
         float y = 0.0;
@@ -142,7 +158,6 @@ void main() {
         // Both forms walk column p: the dot form over the unknowns solved before p (then
         // divides), the column form over those after it (once p is divided). The column
         // form skips an unknown that is 0 when its turn comes.
-        bool dot_p = dot_form != 0;
         bool live_p = dot_p || y != 0.0;
         float diag = unit_diag == 0 ? lane(dcol, pc) : 1.0;
         if (!dot_p && live_p && unit_diag == 0) {
