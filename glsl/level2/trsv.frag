@@ -97,23 +97,17 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // is one warp's chain of dependent instructions, so a step's cost is its instruction
 // count: one division a step for the position of column p (the texels of a column follow
 // each other), no storage formulas for full storage, and only the texels the step walks
-// fetched and updated (on the H100 a block took 0.3 ms with per-texel formulas, 0.14 ms
-// so).
+// fetched and updated, under a branch a texel (on the H100 a block took 0.3 ms with
+// per-texel formulas, 0.14 ms so; fetching all sixteen texels without branches, 0.18).
 #define LOAD(r) acc[r] = 4 * (r) < nb ? texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0) : vec4(0.0); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
 #define WALK(r) (4 * (r) < nb && (up ? (r) >= pr : (r) <= pr))
 #if VEC4
-// Full storage: no branches at all in a step (a branch a texel kept the fetches and
-// updates from overlapping). Texel r of column p is base + r: wrapped once when the
-// texture is at least 16 texels wide, else by division; past the texture's end (a last
-// block's rows past n), its last texel, whose lanes are masked.
-#define FETCH_W(r) { ivec2 q = base + ivec2(r, 0); q = q.x >= a_width ? ivec2(q.x - a_width, q.y + 1) : q; col[r] = texelFetch(a, q.y < a_rows ? q : last_pos, 0); }
-#define FETCH_D(r) { int q = min(e + (r), last); col[r] = texelFetch(a, ivec2(q % a_width, q / a_width), 0); }
-#define APPLY(r) { bvec4 m = live_p && (up ? (r) > pr : (r) < pr) ? live[r] : (live_p && (r) == pr ? both(live[r], in_order) : bvec4(false)); if (dot_p) { y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); } else { acc[r] = select4(acc[r], acc[r] - col[r] * y, m); } }
+#define FETCH(r) if (WALK(r)) { col[r] = texelFetch(a, pos, 0); st[r] = live[r]; } pos.x += 1; if (pos.x == a_width) { pos = ivec2(0, pos.y + 1); }
 #else
 #define FETCH(r) if (WALK(r)) { col[r] = a_col(r0 + (r), lo + p, st[r]); st[r] = both(st[r], live[r]); }
-#define APPLY(r) if (WALK(r)) { bvec4 m = (r) == pr ? both(st[r], in_order) : st[r]; if (dot_p) { y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); } else { acc[r] = select4(acc[r], acc[r] - col[r] * y, m); } }
 #endif
 #define PICK(r) if (pr == (r)) { y = lane(acc[r], pc); dcol = col[r]; }
+#define APPLY(r) if (WALK(r)) { bvec4 m = (r) == pr ? both(st[r], in_order) : st[r]; if (dot_p) { y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); } else { acc[r] = select4(acc[r], acc[r] - col[r] * y, m); } }
 #define STORE(r) if (pr == (r)) { acc[r] = with_lane(acc[r], pc, y); }
 #define MINE(r) if (f == (r)) { mine = acc[r]; }
 
@@ -126,15 +120,8 @@ void main() {
     bool up = (forward != 0) != dot_p;
     vec4 acc[NB4];
     vec4 col[NB4];
-    bvec4 live[NB4];
-#if !VEC4
     bvec4 st[NB4];
-#else
-    ivec2 size = textureSize(a, 0);
-    int a_rows = size.y;
-    int last = size.x * size.y - 1;
-    ivec2 last_pos = size - ivec2(1);
-#endif
+    bvec4 live[NB4];
     LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
     LOAD(8) LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15)
     // The loop over the unknowns has a uniform, not a constant, length (unrolled 64 times
@@ -147,18 +134,10 @@ void main() {
         bvec4 in_order = up ? greaterThan(lanes, ivec4(pc)) : lessThan(lanes, ivec4(pc));
 #if VEC4
         int e = r0 + (lo + p) * (lda >> 2);
-        if (a_width >= NB4) {
-            ivec2 base = ivec2(e % a_width, e / a_width);
-            FETCH_W(0) FETCH_W(1) FETCH_W(2) FETCH_W(3) FETCH_W(4) FETCH_W(5) FETCH_W(6) FETCH_W(7)
-            FETCH_W(8) FETCH_W(9) FETCH_W(10) FETCH_W(11) FETCH_W(12) FETCH_W(13) FETCH_W(14) FETCH_W(15)
-        } else {
-            FETCH_D(0) FETCH_D(1) FETCH_D(2) FETCH_D(3) FETCH_D(4) FETCH_D(5) FETCH_D(6) FETCH_D(7)
-            FETCH_D(8) FETCH_D(9) FETCH_D(10) FETCH_D(11) FETCH_D(12) FETCH_D(13) FETCH_D(14) FETCH_D(15)
-        }
-#else
+        ivec2 pos = ivec2(e % a_width, e / a_width);
+#endif
         FETCH(0) FETCH(1) FETCH(2) FETCH(3) FETCH(4) FETCH(5) FETCH(6) FETCH(7)
         FETCH(8) FETCH(9) FETCH(10) FETCH(11) FETCH(12) FETCH(13) FETCH(14) FETCH(15)
-#endif
         float y = 0.0;
         vec4 dcol = vec4(0.0);
         PICK(0) PICK(1) PICK(2) PICK(3) PICK(4) PICK(5) PICK(6) PICK(7)
@@ -171,10 +150,7 @@ void main() {
         if (!dot_p && live_p && unit_diag == 0) {
             y /= diag;
         }
-#if !VEC4
-        if (live_p)
-#endif
-        {
+        if (live_p) {
             APPLY(0) APPLY(1) APPLY(2) APPLY(3) APPLY(4) APPLY(5) APPLY(6) APPLY(7)
             APPLY(8) APPLY(9) APPLY(10) APPLY(11) APPLY(12) APPLY(13) APPLY(14) APPLY(15)
         }
