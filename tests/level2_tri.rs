@@ -147,8 +147,7 @@ fn tri_case(
 
 /// Every combination of layout, triangle, transpose and diagonal, every size, every store
 /// (band widths included), increments rotating through INCS.
-fn sweep(solve: bool, seed: u64) {
-    let ctx = ctx();
+fn sweep(ctx: &fragblas::Context, solve: bool, seed: u64) {
     let mut r = rng(seed);
     let mut c = 0usize;
     for &n in &SIZES {
@@ -160,7 +159,7 @@ fn sweep(solve: bool, seed: u64) {
                     for t in TRANS {
                         for d in DIAGS {
                             tri_case(
-                                &ctx,
+                                ctx,
                                 &mut r,
                                 solve,
                                 store,
@@ -184,15 +183,14 @@ fn sweep(solve: bool, seed: u64) {
             Transpose::NoTrans,
             Diag::NonUnit,
         );
-        tri_case(&ctx, &mut r, solve, store, combo, 1000, -1, 1);
+        tri_case(ctx, &mut r, solve, store, combo, 1000, -1, 1);
     }
 }
 
 /// Full storage with a leading dimension that is a multiple of 4 and a unit increment, the
 /// calls whose products read A as vec4 texels: every combination, sizes across the texel and
 /// chunk boundaries, leading dimensions just enough and 4 more.
-fn sweep_vec4(solve: bool, seed: u64) {
-    let ctx = ctx();
+fn sweep_vec4(ctx: &fragblas::Context, solve: bool, seed: u64) {
     let mut r = rng(seed);
     let mut c = 0usize;
     for n in [1, 2, 3, 4, 5, 7, 8, 9, 31, 33, 64, 65, 130, 257] {
@@ -202,7 +200,7 @@ fn sweep_vec4(solve: bool, seed: u64) {
                     for d in DIAGS {
                         let extra = (4 - n % 4) % 4 + 4 * (c % 2);
                         let combo = (layout, uplo, t, d);
-                        tri_case(&ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
+                        tri_case(ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
                         c += 1;
                     }
                 }
@@ -214,24 +212,29 @@ fn sweep_vec4(solve: bool, seed: u64) {
         (Uplo::Lower, Transpose::NoTrans),
     ] {
         let combo = (Layout::RowMajor, uplo, t, Diag::Unit);
-        tri_case(&ctx, &mut r, solve, Store::Full, combo, 1030, 1, 2);
+        tri_case(ctx, &mut r, solve, Store::Full, combo, 1030, 1, 2);
     }
 }
 
 #[test]
 fn strmv_strsv_with_vec4_reads_match_blas() {
-    sweep_vec4(false, 404);
-    sweep_vec4(true, 405);
+    sweep_vec4(&ctx(), false, 404);
+    for ctx in both_solves() {
+        sweep_vec4(&ctx, true, 405);
+    }
 }
 
 #[test]
 fn strmv_stbmv_stpmv_match_blas() {
-    sweep(false, 401);
+    sweep(&ctx(), false, 401);
 }
 
 #[test]
 fn strsv_stbsv_stpsv_match_blas() {
-    sweep(true, 402);
+    // Block by block, and by inverted diagonal blocks.
+    for ctx in both_solves() {
+        sweep(&ctx, true, 402);
+    }
 }
 
 #[test]
@@ -363,117 +366,128 @@ fn a_zero_unknown_skips_its_column_across_blocks_as_in_reference() {
     // NaN in its column in a block solved later: reference's column loops skip the column,
     // so no NaN; its dot loops take it. Also band and packed storage,
     // both triangles and both layouts; n = 150 spans three blocks of 64.
-    let ctx = ctx();
-    let n = 150;
-    let mut r = rng(406);
-    for store in [Store::Full, Store::Band(120), Store::Packed] {
-        for layout in LAYOUTS {
-            for uplo in UPLOS {
-                for t in TRANS {
-                    let what_m = What::Triangle(uplo, Some(Diag::NonUnit));
-                    let (kind, lda, k) = match store {
-                        Store::Full => (Kind::Full, 152, 0),
-                        Store::Band(k) => (Kind::Band { k }, k + 1, k),
-                        Store::Packed => (Kind::Packed, 0, 0),
-                    };
-                    let mut a = stored::build(
-                        layout,
-                        kind,
-                        what_m,
-                        n,
-                        n,
-                        lda,
-                        0,
-                        stored::dominant(&mut r, k.max(n - 1).min(n - 1)),
-                    );
-                    let slot = |i, j| stored::slot(layout, kind, what_m, n, n, lda, i, j);
-                    // In op(A)'s solve order, z comes early and (row, z) late.
-                    let forward = (uplo == Uplo::Lower) != (t == Transpose::Trans);
-                    let (z, late) = if forward { (5, 100) } else { (n - 6, n - 101) };
-                    for q in 0..n {
-                        if q != z {
-                            for (i, j) in [(z, q), (q, z)] {
-                                if let Some(p) = slot(i, j) {
-                                    a[p] = 0.0;
+    // Block by block and by inverted blocks (whose fragments meet the NaN and solve).
+    for ctx in both_solves() {
+        let n = 150;
+        let mut r = rng(406);
+        for store in [Store::Full, Store::Band(120), Store::Packed] {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for t in TRANS {
+                        let what_m = What::Triangle(uplo, Some(Diag::NonUnit));
+                        let (kind, lda, k) = match store {
+                            Store::Full => (Kind::Full, 152, 0),
+                            Store::Band(k) => (Kind::Band { k }, k + 1, k),
+                            Store::Packed => (Kind::Packed, 0, 0),
+                        };
+                        let mut a = stored::build(
+                            layout,
+                            kind,
+                            what_m,
+                            n,
+                            n,
+                            lda,
+                            0,
+                            stored::dominant(&mut r, k.max(n - 1).min(n - 1)),
+                        );
+                        let slot = |i, j| stored::slot(layout, kind, what_m, n, n, lda, i, j);
+                        // In op(A)'s solve order, z comes early and (row, z) late.
+                        let forward = (uplo == Uplo::Lower) != (t == Transpose::Trans);
+                        let (z, late) = if forward { (5, 100) } else { (n - 6, n - 101) };
+                        for q in 0..n {
+                            if q != z {
+                                for (i, j) in [(z, q), (q, z)] {
+                                    if let Some(p) = slot(i, j) {
+                                        a[p] = 0.0;
+                                    }
                                 }
                             }
                         }
-                    }
-                    let (i, j) = if uplo == Uplo::Lower {
-                        (z.max(late), z.min(late))
-                    } else {
-                        (z.min(late), z.max(late))
-                    };
-                    if let Some(p) = slot(i, j) {
-                        a[p] = f32::NAN;
-                    }
-                    let mut x = reals(&mut r, n);
-                    x[z] = 0.0;
-                    let (ni, ldi, ki) = (n as i32, lda as i32, k as i32);
-                    let d = Diag::NonUnit;
-                    let mut want = x.clone();
-                    match store {
-                        Store::Full => cpu2::tr_full(
-                            "cblas_strsv",
-                            layout,
-                            uplo,
-                            t,
-                            d,
-                            ni,
-                            &a,
-                            ldi,
-                            &mut want,
-                            1,
-                        ),
-                        Store::Band(_) => cpu2::tr_band(
-                            "cblas_stbsv",
-                            layout,
-                            uplo,
-                            t,
-                            d,
-                            ni,
-                            ki,
-                            &a,
-                            ldi,
-                            &mut want,
-                            1,
-                        ),
-                        Store::Packed => {
-                            cpu2::tr_packed("cblas_stpsv", layout, uplo, t, d, ni, &a, &mut want, 1)
+                        let (i, j) = if uplo == Uplo::Lower {
+                            (z.max(late), z.min(late))
+                        } else {
+                            (z.min(late), z.max(late))
+                        };
+                        if let Some(p) = slot(i, j) {
+                            a[p] = f32::NAN;
                         }
-                    }
-                    let ga = ctx.upload(&a).unwrap();
-                    let mut gx = ctx.upload(&x).unwrap();
-                    match store {
-                        Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
-                        Store::Band(_) => {
-                            ctx.stbsv(layout, uplo, t, d, ni, ki, &ga, ldi, &mut gx, 1)
+                        let mut x = reals(&mut r, n);
+                        x[z] = 0.0;
+                        let (ni, ldi, ki) = (n as i32, lda as i32, k as i32);
+                        let d = Diag::NonUnit;
+                        let mut want = x.clone();
+                        match store {
+                            Store::Full => cpu2::tr_full(
+                                "cblas_strsv",
+                                layout,
+                                uplo,
+                                t,
+                                d,
+                                ni,
+                                &a,
+                                ldi,
+                                &mut want,
+                                1,
+                            ),
+                            Store::Band(_) => cpu2::tr_band(
+                                "cblas_stbsv",
+                                layout,
+                                uplo,
+                                t,
+                                d,
+                                ni,
+                                ki,
+                                &a,
+                                ldi,
+                                &mut want,
+                                1,
+                            ),
+                            Store::Packed => cpu2::tr_packed(
+                                "cblas_stpsv",
+                                layout,
+                                uplo,
+                                t,
+                                d,
+                                ni,
+                                &a,
+                                &mut want,
+                                1,
+                            ),
                         }
-                        Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
-                    }
-                    .unwrap();
-                    let got = gx.to_vec().unwrap();
-                    let nans = want.iter().filter(|w| w.is_nan()).count();
-                    // Reference's column loops are those of the column-major no-transpose form
-                    // (a row-major matrix is the column-major transpose).
-                    let column_loops = (t == Transpose::NoTrans) == (layout == Layout::ColMajor);
-                    if column_loops {
-                        assert_eq!(
-                            nans, 0,
-                            "{store:?} {layout:?} {uplo:?} {t:?}: the NaN spread"
-                        );
-                    } else {
-                        assert!(
-                            nans > 0,
-                            "{store:?} {layout:?} {uplo:?} {t:?}: the NaN stayed"
-                        );
-                    }
-                    for q in 0..n {
-                        let what = format!(
-                            "{store:?} {layout:?} {uplo:?} {t:?} element {q}: got {}, want {}",
-                            got[q], want[q]
-                        );
-                        assert_eq!(got[q].is_nan(), want[q].is_nan(), "{what}");
+                        let ga = ctx.upload(&a).unwrap();
+                        let mut gx = ctx.upload(&x).unwrap();
+                        match store {
+                            Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
+                            Store::Band(_) => {
+                                ctx.stbsv(layout, uplo, t, d, ni, ki, &ga, ldi, &mut gx, 1)
+                            }
+                            Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
+                        }
+                        .unwrap();
+                        let got = gx.to_vec().unwrap();
+                        let nans = want.iter().filter(|w| w.is_nan()).count();
+                        // Reference's column loops are those of the column-major no-transpose form
+                        // (a row-major matrix is the column-major transpose).
+                        let column_loops =
+                            (t == Transpose::NoTrans) == (layout == Layout::ColMajor);
+                        if column_loops {
+                            assert_eq!(
+                                nans, 0,
+                                "{store:?} {layout:?} {uplo:?} {t:?}: the NaN spread"
+                            );
+                        } else {
+                            assert!(
+                                nans > 0,
+                                "{store:?} {layout:?} {uplo:?} {t:?}: the NaN stayed"
+                            );
+                        }
+                        for q in 0..n {
+                            let what = format!(
+                                "{store:?} {layout:?} {uplo:?} {t:?} element {q}: got {}, want {}",
+                                got[q], want[q]
+                            );
+                            assert_eq!(got[q].is_nan(), want[q].is_nan(), "{what}");
+                        }
                     }
                 }
             }

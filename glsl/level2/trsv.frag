@@ -7,8 +7,7 @@
 //
 // The solve reads A by texels of four rows of one column, A(4R..4R+3, j) (`a_col`): with
 // VEC4 (full storage, lda % 4 == 0) one fetch, else two fetches (storage.glsl's index of
-// the first row; the others follow it in every storage). A
-// lane outside the matrix or A's stored triangle or band is 0 and flagged unstored, and
+// the first row; the others follow it in every storage). A lane outside the matrix or A's stored triangle or band is 0 and flagged unstored, and
 // never meets a value: products are chosen by masks, not multiplied by 0.
 //
 // Two forms, as reference BLAS's two loops (`dot_form` picks the second):
@@ -19,20 +18,26 @@
 //   dot form (op(A) = A^T): unknown p is its right-hand side minus column p's dot product
 //     with the unknowns solved before it, divided by the diagonal; every term is taken.
 //
-// With SOLVE, fragment f (of NB/4) writes the four unknowns lo + 4f.. of the block's
-// solution s. Every fragment solves the whole block itself, the block held in registers as
-// NB/4 vec4 reached by constant indices, and every loop as long in every fragment, so all
-// fragments run the same operations in the same order and agree bit for bit (a computed
-// index into an array of solved values, with loops of different lengths across a quad,
-// went wrong on Mesa's softpipe, GL 3.3: issue 31).
-// Without SOLVE, the fragment of t's texel T writes t's four lanes: an unknown of the block
-// gets its value from s, one in the rows the block's columns reach after it in the solve
-// order (texels [upd_lo, upd_hi)) has the block's contribution subtracted, any other stays.
+// PASS picks the kernel:
+//   1 (solve): fragment f (of NB/4) writes the four unknowns lo + 4f.. of the block's
+//     solution s. Every fragment solves the whole block itself (`solve_block`), the block
+//     held in registers as NB/4 vec4 reached by constant indices, and every loop as long in
+//     every fragment, so all fragments run the same operations in the same order and agree
+//     bit for bit (a computed index into an array of solved values, with loops of different
+//     lengths across a quad, went wrong on Mesa's softpipe, GL 3.3: issue 31);
+//   2 (invert): every diagonal block's inverse at once, each column solved for e_c by the
+//     same code: thousands of independent chains instead of one a block;
+//   3 (apply): the block's solution as its inverse times the right-hand side, a short pass;
+//     a fragment that meets an Inf or NaN solves instead (pass 1's code);
+//   0 (update): the fragment of t's texel T writes t's four lanes: an unknown of the block
+//     gets its value from s, one in the rows the block's columns reach after it in the
+//     solve order (texels [upd_lo, upd_hi)) has the block's contribution subtracted, any
+//     other stays.
 uniform int n;
 uniform sampler2D t;
 uniform int t_width;
-uniform int lo;
-uniform int nb;
+uniform int block_lo;  // the block: unknowns [block_lo, block_lo + block_nb)
+uniform int block_nb;
 uniform int forward;  // 1: the first unknown first
 uniform int dot_form; // 1: reference's dot-product loop (op(A) = A^T); 0: its column loop
 
@@ -88,7 +93,7 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 #endif
 }
 
-#if SOLVE
+#if PASS != 0
 
 // The block's sixteen texels are named by constant indices only, the steps written out
 // sixteen times by these macros (NB is 64): a loop over them, left rolled by the compiler,
@@ -99,21 +104,26 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // each other), no storage formulas for full storage, and only the texels the step walks
 // fetched and updated, under a branch a texel (on the H100 a block took 0.3 ms with
 // per-texel formulas, 0.14 ms so; fetching all sixteen texels without branches, 0.18).
-#define LOAD(r) acc[r] = 4 * (r) < nb ? texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0) : vec4(0.0); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
+#define LOAD(r) acc[r] = 4 * (r) >= nb ? vec4(0.0) : (unit_rhs ? ((r) == (c >> 2) ? with_lane(vec4(0.0), c & 3, 1.0) : vec4(0.0)) : texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0)); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
 #define WALK(r) (4 * (r) < nb && (up ? (r) >= pr : (r) <= pr))
 #if VEC4
 #define FETCH(r) if (WALK(r)) { col[r] = texelFetch(a, pos, 0); st[r] = live[r]; } pos.x += 1; if (pos.x == a_width) { pos = ivec2(0, pos.y + 1); }
 #else
 #define FETCH(r) if (WALK(r)) { col[r] = a_col(r0 + (r), lo + p, st[r]); st[r] = both(st[r], live[r]); }
 #endif
-#define PICK(r) if (pr == (r)) { y = lane(acc[r], pc); dcol = col[r]; }
+#define PICK(r) if (pr == (r)) { y = lane(acc[r], pc); }
+#define DIAG(r) if (pr == (r)) { dcol = col[r]; }
 #define APPLY(r) if (WALK(r)) { bvec4 m = (r) == pr ? both(st[r], in_order) : st[r]; if (dot_p) { y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); } else { acc[r] = select4(acc[r], acc[r] - col[r] * y, m); } }
 #define STORE(r) if (pr == (r)) { acc[r] = with_lane(acc[r], pc, y); }
 #define MINE(r) if (f == (r)) { mine = acc[r]; }
 
-void main() {
-    int f = int(gl_FragCoord.x);
+// Texel f of the solution of block [lo, lo + nb) for the right-hand side in t or, with c
+// >= 0, for e_c (column c of the block's inverse). The loop runs `steps` times in every
+// fragment (at least nb; a uniform, not a constant: unrolled 64 times it took llvmpipe
+// over a second to compile).
+vec4 solve_block(int f, int lo, int nb, int c, int steps) {
     int r0 = lo >> 2;
+    bool unit_rhs = c >= 0;
     ivec4 lanes = ivec4(0, 1, 2, 3);
     bool dot_p = dot_form != 0;
     // The texels a step walks lie at or after the step's own (or at or before it).
@@ -124,38 +134,41 @@ void main() {
     bvec4 live[NB4];
     LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
     LOAD(8) LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15)
-    // The loop over the unknowns has a uniform, not a constant, length (unrolled 64 times
-    // it took llvmpipe over a second to compile).
-    for (int k = 0; k < nb; ++k) {
+    for (int k = 0; k < steps; ++k) {
+        if (k >= nb) {
+            continue;
+        }
         int p = forward != 0 ? k : nb - 1 - k;
         int pr = p >> 2;
         int pc = p & 3;
-        // In texel pr, the lanes the step walks: after p (before it for the dot form).
-        bvec4 in_order = up ? greaterThan(lanes, ivec4(pc)) : lessThan(lanes, ivec4(pc));
-#if VEC4
-        int e = r0 + (lo + p) * (lda >> 2);
-        ivec2 pos = ivec2(e % a_width, e / a_width);
-#endif
-        FETCH(0) FETCH(1) FETCH(2) FETCH(3) FETCH(4) FETCH(5) FETCH(6) FETCH(7)
-        FETCH(8) FETCH(9) FETCH(10) FETCH(11) FETCH(12) FETCH(13) FETCH(14) FETCH(15)
         float y = 0.0;
-        vec4 dcol = vec4(0.0);
         PICK(0) PICK(1) PICK(2) PICK(3) PICK(4) PICK(5) PICK(6) PICK(7)
         PICK(8) PICK(9) PICK(10) PICK(11) PICK(12) PICK(13) PICK(14) PICK(15)
         // Both forms walk column p: the dot form over the unknowns solved before p (then
         // divides), the column form over those after it (once p is divided). The column
-        // form skips an unknown that is 0 when its turn comes.
+        // form skips an unknown that is 0 when its turn comes, without fetching.
         bool live_p = dot_p || y != 0.0;
-        float diag = unit_diag == 0 ? lane(dcol, pc) : 1.0;
-        if (!dot_p && live_p && unit_diag == 0) {
-            y /= diag;
-        }
         if (live_p) {
+            // In texel pr, the lanes the step walks: after p (before it for the dot form).
+            bvec4 in_order = up ? greaterThan(lanes, ivec4(pc)) : lessThan(lanes, ivec4(pc));
+#if VEC4
+            int e = r0 + (lo + p) * (lda >> 2);
+            ivec2 pos = ivec2(e % a_width, e / a_width);
+#endif
+            FETCH(0) FETCH(1) FETCH(2) FETCH(3) FETCH(4) FETCH(5) FETCH(6) FETCH(7)
+            FETCH(8) FETCH(9) FETCH(10) FETCH(11) FETCH(12) FETCH(13) FETCH(14) FETCH(15)
+            vec4 dcol = vec4(0.0);
+            DIAG(0) DIAG(1) DIAG(2) DIAG(3) DIAG(4) DIAG(5) DIAG(6) DIAG(7)
+            DIAG(8) DIAG(9) DIAG(10) DIAG(11) DIAG(12) DIAG(13) DIAG(14) DIAG(15)
+            float diag = unit_diag == 0 ? lane(dcol, pc) : 1.0;
+            if (!dot_p && unit_diag == 0) {
+                y /= diag;
+            }
             APPLY(0) APPLY(1) APPLY(2) APPLY(3) APPLY(4) APPLY(5) APPLY(6) APPLY(7)
             APPLY(8) APPLY(9) APPLY(10) APPLY(11) APPLY(12) APPLY(13) APPLY(14) APPLY(15)
-        }
-        if (dot_p && unit_diag == 0) {
-            y /= diag;
+            if (dot_p && unit_diag == 0) {
+                y /= diag;
+            }
         }
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
         STORE(8) STORE(9) STORE(10) STORE(11) STORE(12) STORE(13) STORE(14) STORE(15)
@@ -163,8 +176,66 @@ void main() {
     vec4 mine = vec4(0.0);
     MINE(0) MINE(1) MINE(2) MINE(3) MINE(4) MINE(5) MINE(6) MINE(7)
     MINE(8) MINE(9) MINE(10) MINE(11) MINE(12) MINE(13) MINE(14) MINE(15)
-    result = mine;
+    return mine;
 }
+
+#if PASS == 1
+
+// Solves block [block_lo, block_lo + block_nb): fragment f writes texel f.
+void main() {
+    result = solve_block(int(gl_FragCoord.x), block_lo, block_nb, -1, block_nb);
+}
+
+#elif PASS == 2
+
+// Inverts every diagonal block at once: fragment (c*NB/4 + f, b) writes texel f of column
+// c of block b's inverse (0 for a column past a last, short block).
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int c = g.x / NB4;
+    int lo = g.y * NB;
+    int nb = min(NB, n - lo);
+    vec4 v = solve_block(g.x - c * NB4, lo, nb, min(c, nb - 1), NB);
+    result = c < nb ? v : vec4(0.0);
+}
+
+#elif PASS == 3
+
+uniform sampler2D inv;
+
+// Whether every lane of v is finite.
+bool finite(vec4 v) {
+    return !any(isnan(v)) && !any(isinf(v));
+}
+
+// Solves block [block_lo, block_lo + block_nb) by its inverse: texel f of the solution is
+// the inverse's rows 4f.. times the right-hand side. Where the inverse's rows, the
+// right-hand side or the result hold an Inf or NaN (a zero or non-finite diagonal, a NaN
+// or Inf in A or in x), the fragment solves the block instead, as reference's loops
+// would, so that Inf and NaN go where reference's go.
+void main() {
+    int f = int(gl_FragCoord.x);
+    int b = block_lo / NB;
+    int r0 = block_lo >> 2;
+    int groups = (block_nb + 3) >> 2;
+    vec4 x = vec4(0.0);
+    bool ok = true;
+    for (int g = 0; g < groups; ++g) {
+        vec4 tv = texelFetch(t, ivec2((r0 + g) % t_width, (r0 + g) / t_width), 0);
+        tv = select4(vec4(0.0), tv, lessThan(ivec4(4 * g) + ivec4(0, 1, 2, 3), ivec4(block_nb)));
+        int c0 = 4 * g;
+        vec4 i0 = texelFetch(inv, ivec2(c0 * NB4 + f, b), 0);
+        vec4 i1 = texelFetch(inv, ivec2(min(c0 + 1, block_nb - 1) * NB4 + f, b), 0);
+        vec4 i2 = texelFetch(inv, ivec2(min(c0 + 2, block_nb - 1) * NB4 + f, b), 0);
+        vec4 i3 = texelFetch(inv, ivec2(min(c0 + 3, block_nb - 1) * NB4 + f, b), 0);
+        ok = ok && finite(tv) && finite(i0) && finite(i1) && finite(i2) && finite(i3);
+        x += i0 * tv.x + i1 * tv.y + i2 * tv.z + i3 * tv.w;
+    }
+    ok = ok && finite(x);
+    result = ok ? x : solve_block(f, block_lo, block_nb, -1, block_nb);
+}
+
+#endif
 
 #else
 
@@ -178,6 +249,8 @@ vec4 minus(vec4 v, vec4 c, bvec4 st, bvec4 live, float y, bool ok) {
 }
 
 void main() {
+    int lo = block_lo;
+    int nb = block_nb;
     int T = frag_texel(t_width);
     vec4 v = texelFetch(t, ivec2(gl_FragCoord.xy), 0);
     int r0 = lo >> 2;

@@ -58,6 +58,13 @@ pub struct ContextOptions {
     /// ([`DeviceInfo::image_stores`]); `Some(true)` wherever the device can, software
     /// included; `Some(false)` never. Results are the same either way.
     pub image_stores: Option<bool>,
+    /// Whether the triangular solves of level 2 (strsv, stbsv, stpsv) invert every diagonal
+    /// block of 64 unknowns in one pass and apply the inverses, instead of solving each
+    /// block in turn by substitution in one warp. `None` does so on hardware devices (where
+    /// thousands of independent substitutions at once cost about what one does); `Some`
+    /// forces either. A fragment that meets an Inf or NaN solves by substitution either
+    /// way, so results follow reference BLAS's loops in both.
+    pub inverse_solves: Option<bool>,
     /// Whether the context counts the host time of its GL calls by kind of work (draws,
     /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
     /// call's fixed cost is made of. `None` reads [`PROFILE_ENV`]; off by default (it adds
@@ -91,6 +98,9 @@ pub(crate) struct Inner {
     reduce_fan_in: Cell<u32>,
     /// Whether the level-1 update routines write in place through image stores.
     pub(crate) in_place_level1: bool,
+    /// Whether level 2's triangular solves apply inverted diagonal blocks
+    /// ([`ContextOptions::inverse_solves`]).
+    pub(crate) inverse_solves: bool,
     programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
     /// The GLSL version lines kernels compile with.
     preludes: Preludes,
@@ -199,6 +209,7 @@ impl Context {
             tuner.clear()?;
         }
         let in_place_level1 = info.image_stores && options.image_stores.unwrap_or(!info.software);
+        let inverse_solves = options.inverse_solves.unwrap_or(!info.software);
         log::info!(
             "fragblas: device {} ({}{}), {} {:?}, tuning {tuning:?} (cache {}), in-place level 1: {}",
             desc.index,
@@ -219,6 +230,7 @@ impl Context {
             width_cap,
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
             in_place_level1,
+            inverse_solves,
             programs: RefCell::new(HashMap::new()),
             preludes,
             kept: Resources::default(),

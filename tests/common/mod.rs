@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 thread_local! {
     static CTX: RefCell<Option<Context>> = const { RefCell::new(None) };
     static IMAGE_CTX: RefCell<Option<Context>> = const { RefCell::new(None) };
+    static INVERSE_CTX: RefCell<Option<Context>> = const { RefCell::new(None) };
 }
 
 /// The test thread's context (contexts are per thread; each test runs on its own thread).
@@ -53,6 +54,30 @@ pub fn image_ctx() -> Context {
 }
 
 /// Both contexts, for the routines that have two paths.
+/// A context whose level-2 triangular solves apply inverted diagonal blocks (the hardware
+/// default; software devices solve block by block).
+#[allow(dead_code)]
+pub fn inverse_ctx() -> Context {
+    INVERSE_CTX.with(|c| {
+        c.borrow_mut()
+            .get_or_insert_with(|| {
+                Context::with_options(ContextOptions {
+                    tuning: Some(Tuning::Off),
+                    inverse_solves: Some(true),
+                    ..Default::default()
+                })
+                .expect("a GL context (Mesa llvmpipe in CI)")
+            })
+            .clone()
+    })
+}
+
+/// Contexts on both of the level-2 solves' paths: block by block, and by inverted blocks.
+#[allow(dead_code)]
+pub fn both_solves() -> [Context; 2] {
+    [ctx(), inverse_ctx()]
+}
+
 pub fn both_paths() -> [Context; 2] {
     [ctx(), image_ctx()]
 }

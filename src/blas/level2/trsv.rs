@@ -13,6 +13,14 @@
 //! a zero diagonal gives Inf or NaN, as in reference). Full storage whose leading
 //! dimension is a multiple of 4 is read one texel a fetch; band, packed and other leading
 //! dimensions element by element.
+//!
+//! A block's substitution is one warp's chain of 64 dependent steps (0.14 ms on the H100).
+//! With [`ContextOptions::inverse_solves`](crate::ContextOptions::inverse_solves) (the
+//! default on hardware devices) one pass first inverts every diagonal block, each column
+//! of each inverse solved for a unit vector by the same code, all at once; each block is
+//! then solved by a short pass that multiplies its inverse with the right-hand side. A
+//! fragment whose inverse rows, right-hand side or result hold an Inf or NaN solves the
+//! block by substitution instead, so Inf and NaN spread as reference's loops spread them.
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
@@ -28,25 +36,46 @@ use crate::error::Result;
 /// Unknowns per block (`NB` in the kernels' defines).
 pub(crate) const SOLVE_BLOCK: usize = 64;
 
-/// Solves one block, reading A element by element (any storage).
-static SOLVE: Kernel = crate::kernel!("level2/trsv.frag")
-    .defines("#define SOLVE 1\n#define NB 64\n#define VEC4 0")
-    .header(STORAGE_GLSL);
-/// Solves one block, reading A one texel a fetch (full storage, `lda % 4 == 0`).
-static SOLVE_VEC4: Kernel = crate::kernel!("level2/trsv.frag")
-    .defines("#define SOLVE 1\n#define NB 64\n#define VEC4 1")
-    .header(STORAGE_GLSL);
-/// Writes a block's solution and subtracts it from the unknowns after it.
-static UPDATE: Kernel = crate::kernel!("level2/trsv.frag")
-    .defines("#define SOLVE 0\n#define NB 64\n#define VEC4 0")
-    .header(STORAGE_GLSL);
-/// [`UPDATE`] reading A one texel a fetch.
-static UPDATE_VEC4: Kernel = crate::kernel!("level2/trsv.frag")
-    .defines("#define SOLVE 0\n#define NB 64\n#define VEC4 1")
-    .header(STORAGE_GLSL);
+/// The kernels of `glsl/level2/trsv.frag`: `PASS` 0 updates the right-hand side with a
+/// solved block, 1 solves a block by substitution, 2 inverts every diagonal block, 3
+/// applies a block's inverse; `VEC4` 1 reads full storage with `lda % 4 == 0` one texel a
+/// fetch, 0 any storage element by element.
+macro_rules! trsv_kernel {
+    ($pass:literal, $vec4:literal) => {
+        crate::kernel!("level2/trsv.frag")
+            .defines(concat!(
+                "#define PASS ",
+                $pass,
+                "\n#define NB 64\n#define VEC4 ",
+                $vec4
+            ))
+            .header(STORAGE_GLSL)
+    };
+}
+
+/// `[pass][vec4]`, passes as in [`trsv_kernel`].
+static PASSES: [[Kernel; 2]; 4] = [
+    [trsv_kernel!(0, 0), trsv_kernel!(0, 1)],
+    [trsv_kernel!(1, 0), trsv_kernel!(1, 1)],
+    [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
+    [trsv_kernel!(3, 0), trsv_kernel!(3, 1)],
+];
+const UPDATE: usize = 0;
+const SOLVE: usize = 1;
+const INVERT: usize = 2;
+const APPLY: usize = 3;
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 4] = [&SOLVE, &SOLVE_VEC4, &UPDATE, &UPDATE_VEC4];
+pub(crate) const KERNELS: [&Kernel; 8] = [
+    &PASSES[0][0],
+    &PASSES[0][1],
+    &PASSES[1][0],
+    &PASSES[1][1],
+    &PASSES[2][0],
+    &PASSES[2][1],
+    &PASSES[3][0],
+    &PASSES[3][1],
+];
 
 /// The blocks of a solve of `n` unknowns in solve order: `(lo, nb)` each, on the grid of
 /// [`SOLVE_BLOCK`] (only the last block of the grid is short).
@@ -108,36 +137,57 @@ impl MvCall {
             &mut t,
             1,
         )?;
-        let (solve, step) = if vec4 {
-            (&SOLVE_VEC4, &UPDATE_VEC4)
-        } else {
-            (&SOLVE, &UPDATE)
+        let k = vec4 as usize;
+        let blocks = n.div_ceil(SOLVE_BLOCK);
+        let max = inner.info_max_texture() as usize;
+        let inverse = inner.inverse_solves && blocks >= 2 && blocks <= max;
+        let bind = |p: &crate::gl::Program, t: &Buffer, (lo, nb): (usize, usize)| {
+            let gl = inner.enter()?;
+            gl.use_program(p);
+            self.a.bind(gl, p, a);
+            t.bind(gl, p, 1, "t", "t_width");
+            gl.set_i32(p, "n", n as i32);
+            gl.set_i32(p, "block_lo", lo as i32);
+            gl.set_i32(p, "block_nb", nb as i32);
+            gl.set_i32(p, "forward", forward as i32);
+            gl.set_i32(p, "dot_form", self.trans as i32);
+            Ok::<_, crate::Error>(gl)
         };
-        let (solve, step) = (inner.program(solve)?, inner.program(step)?);
+        // Every diagonal block's inverse: fragment (c*16 + f, b) is texel f of column c of
+        // block b's.
+        let inv = if inverse {
+            let inv = inner.take_surface((SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32, blocks as u32)?;
+            let invert = inner.program(&PASSES[INVERT][k])?;
+            let gl = bind(&invert, &t, (0, 0))?;
+            gl.draw(
+                &[&inv],
+                (SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32,
+                blocks as u32,
+            );
+            Some(inv)
+        } else {
+            None
+        };
+        let solve = inner.program(&PASSES[if inverse { APPLY } else { SOLVE }][k])?;
+        let step = inner.program(&PASSES[UPDATE][k])?;
         let s = inner.take_surface((SOLVE_BLOCK / 4) as u32, 1)?;
         for (lo, nb) in solve_blocks(n, forward) {
-            let set = |p| {
-                let gl = inner.enter()?;
-                gl.use_program(p);
-                self.a.bind(gl, p, a);
-                t.bind(gl, p, 1, "t", "t_width");
-                gl.set_i32(p, "n", n as i32);
-                gl.set_i32(p, "lo", lo as i32);
-                gl.set_i32(p, "nb", nb as i32);
-                gl.set_i32(p, "forward", forward as i32);
-                gl.set_i32(p, "dot_form", self.trans as i32);
-                Ok::<_, crate::Error>(gl)
-            };
-            let gl = set(&solve)?;
+            let gl = bind(&solve, &t, (lo, nb))?;
+            if let Some(inv) = &inv {
+                gl.set_texture(&solve, "inv", 2, inv);
+            }
             gl.draw(&[&s], (nb as u32).div_ceil(4), 1);
             let next = inner.take_surface(l.width, l.height)?;
-            let gl = set(&step)?;
+            let gl = bind(&step, &t, (lo, nb))?;
             let (upd_lo, upd_hi) = update_texels((lo, nb), forward, reach, n);
             gl.set_texture(&step, "s", 2, &s);
             gl.set_i32(&step, "upd_lo", upd_lo as i32);
             gl.set_i32(&step, "upd_hi", upd_hi as i32);
             gl.draw(&[&next], l.width, l.height);
             inner.give_surface(t.replace_surface(next));
+        }
+        if let Some(inv) = inv {
+            inner.give_surface(inv);
         }
         inner.give_surface(s);
         let done = update(ctx, n as i32, Op::Copy, 1.0, 0.0, Some((&t, 1)), x, incx);
