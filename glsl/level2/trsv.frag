@@ -231,8 +231,11 @@ void main() {
         ok = ok && finite(tv) && finite(i0) && finite(i1) && finite(i2) && finite(i3);
         x += i0 * tv.x + i1 * tv.y + i2 * tv.z + i3 * tv.w;
     }
-    ok = ok && finite(x);
-    result = ok ? x : solve_block(f, block_lo, block_nb, -1, block_nb);
+    // A branch, not a ?: (with ?: the H100 ran the substitution in every fragment).
+    if (!(ok && finite(x))) {
+        x = solve_block(f, block_lo, block_nb, -1, block_nb);
+    }
+    result = x;
 }
 
 #endif
