@@ -72,10 +72,18 @@ pub fn inverse_ctx() -> Context {
     })
 }
 
-/// Contexts on both of the level-2 solves' paths: block by block, and by inverted blocks.
+/// Contexts on both of the level-2 solves' paths with the orders each covers: block by
+/// block (every order), and by inverted blocks (orders of two blocks and more: one block is
+/// solved by substitution on both paths; at most `FRAGBLAS_TEST_MAX_ORDER` where it is set:
+/// CI sets it for softpipe, which interprets the inversion pass's thousands of block solves
+/// slowly).
 #[allow(dead_code)]
-pub fn both_solves() -> [Context; 2] {
-    [ctx(), inverse_ctx()]
+pub fn both_solves() -> [(Context, std::ops::RangeInclusive<usize>); 2] {
+    let max = std::env::var("FRAGBLAS_TEST_MAX_ORDER")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(usize::MAX);
+    [(ctx(), 0..=usize::MAX), (inverse_ctx(), 65..=max)]
 }
 
 pub fn both_paths() -> [Context; 2] {
