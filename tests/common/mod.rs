@@ -72,18 +72,37 @@ pub fn inverse_ctx() -> Context {
     })
 }
 
-/// Contexts on both of the level-2 solves' paths with the orders each covers: block by
-/// block (every order), and by inverted blocks (orders of two blocks and more: one block is
-/// solved by substitution on both paths; at most `FRAGBLAS_TEST_MAX_ORDER` where it is set:
-/// CI sets it for softpipe, which interprets the inversion pass's thousands of block solves
-/// slowly).
+/// One of the level-2 solves' paths in the tests: its context, the orders it covers, and
+/// `every`: the sweeps run one case in `every`.
 #[allow(dead_code)]
-pub fn both_solves() -> [(Context, std::ops::RangeInclusive<usize>); 2] {
+pub struct SolvePath {
+    pub ctx: Context,
+    pub orders: std::ops::RangeInclusive<usize>,
+    pub every: usize,
+}
+
+/// Both of the level-2 solves' paths: block by block (every order, every case), and by
+/// inverted blocks (orders of two blocks and more: one block is solved by substitution on
+/// both paths). Where `FRAGBLAS_TEST_MAX_ORDER` is set (CI sets it for softpipe, which
+/// interprets the inversion pass's thousands of block solves slowly), the inverse path
+/// covers orders up to it and one case in eight.
+#[allow(dead_code)]
+pub fn both_solves() -> [SolvePath; 2] {
     let max = std::env::var("FRAGBLAS_TEST_MAX_ORDER")
         .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(usize::MAX);
-    [(ctx(), 0..=usize::MAX), (inverse_ctx(), 65..=max)]
+        .and_then(|v| v.parse::<usize>().ok());
+    [
+        SolvePath {
+            ctx: ctx(),
+            orders: 0..=usize::MAX,
+            every: 1,
+        },
+        SolvePath {
+            ctx: inverse_ctx(),
+            orders: 65..=max.unwrap_or(usize::MAX),
+            every: if max.is_some() { 8 } else { 1 },
+        },
+    ]
 }
 
 pub fn both_paths() -> [Context; 2] {
