@@ -1,9 +1,10 @@
 //! The level-2 passes on the GPU: [`chunked`] runs a product kernel over chunks of the
 //! summed index (stacked bands of the output, added by a fold) so that enough fragments
-//! run; [`product`] is `op(A)*x` for a matrix of any storage and shape
-//! (`glsl/level2/mv.frag`, with the element access of `glsl/level2/storage.glsl`); and
-//! [`MvCall::run`] is `y := alpha*op(A)*x + beta*y` on it. sgemv's vectorised kernel runs
-//! through [`chunked`] too.
+//! run; [`product`] is `op(A)*x` for a matrix of any storage and shape: full storage with
+//! `lda % 4 == 0` and a unit-stride x by [`product_vec4`] (`glsl/level2/product_vec4.frag`,
+//! A read as vec4 texels; sgemv's vectorised path too), any other by
+//! `glsl/level2/mv.frag` with the element access of `glsl/level2/storage.glsl`; and
+//! [`MvCall::run`] is `y := alpha*op(A)*x + beta*y` on it.
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
