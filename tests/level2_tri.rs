@@ -337,33 +337,24 @@ fn singular_and_special_values_spread_as_in_reference() {
         let ga = ctx.upload(&a).unwrap();
         let mut gx = ctx.upload(&x).unwrap();
         let ni = n as i32;
-        if solve {
-            ctx.strsv(
-                layout,
-                uplo,
-                t,
-                Diag::NonUnit,
-                ni,
-                &ga,
-                lda as i32,
-                &mut gx,
-                1,
-            )
-            .unwrap();
+        let routine = if solve {
+            fragblas::Context::strsv
         } else {
-            ctx.strmv(
-                layout,
-                uplo,
-                t,
-                Diag::NonUnit,
-                ni,
-                &ga,
-                lda as i32,
-                &mut gx,
-                1,
-            )
-            .unwrap();
-        }
+            fragblas::Context::strmv
+        };
+        routine(
+            &ctx,
+            layout,
+            uplo,
+            t,
+            Diag::NonUnit,
+            ni,
+            &ga,
+            lda as i32,
+            &mut gx,
+            1,
+        )
+        .unwrap();
         let got = gx.to_vec().unwrap();
         for i in 0..n {
             let (g, w) = (got[i], want[i]);

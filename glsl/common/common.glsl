@@ -11,6 +11,22 @@ int frag_texel(int width) {
     return p.y * width + p.x;
 }
 
+// Position of texel t in a texture `w` texels wide.
+ivec2 texel_pos(int t, int w) {
+    return ivec2(t % w, t / w);
+}
+
+// The position `d` texels further on in a texture `w` wide, d given as (d % w, d / w): a
+// loop steps its positions by addition, not a division a step.
+ivec2 advance(ivec2 p, ivec2 d, int w) {
+    p += d;
+    if (p.x >= w) {
+        p.x -= w;
+        p.y += 1;
+    }
+    return p;
+}
+
 vec4 load_texel(sampler2D s, int width, int t) {
     return texelFetch(s, ivec2(t % width, t / width), 0);
 }

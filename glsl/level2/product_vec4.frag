@@ -40,21 +40,6 @@ uniform int chunk;
 
 layout(location = 0) out vec4 result;
 
-// Position of texel t in a texture `w` texels wide.
-ivec2 texel_pos(int t, int w) {
-    return ivec2(t % w, t / w);
-}
-
-// The position `d` texels further on, with d given as (d % w, d / w).
-ivec2 advance(ivec2 p, ivec2 d, int w) {
-    p += d;
-    if (p.x >= w) {
-        p.x -= w;
-        p.y += 1;
-    }
-    return p;
-}
-
 // Which elements (i, j) = (i4 + lane, j) of a diagonal-block texel count under `rule`.
 bvec4 keep(int rule, ivec4 i4, int j) {
     if (rule == 1) return lessThanEqual(i4, ivec4(j));
@@ -99,7 +84,7 @@ void main() {
         if ((col_rule == 1 || col_rule == 2) && fl == t) fl += 1;
         if (col_rule == 3 || col_rule == 4) fh = min(fh, t);
         fh = max(fh, fl);
-        ivec2 col = ivec2(ld4 % a_width, ld4 / a_width);
+        ivec2 col = texel_pos(ld4, a_width);
         ivec2 xp = texel_pos(fl, x_width);
         ivec2 ap = texel_pos(t + 4 * fl * ld4, a_width);
         bool skip = skip_zero != 0;

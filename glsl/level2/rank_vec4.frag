@@ -25,16 +25,6 @@ uniform sampler2D y;
 uniform int y_width;
 uniform int incy;
 
-// The position `d` texels further on in a texture `w` wide, d given as (d % w, d / w).
-ivec2 advance(ivec2 p, ivec2 d, int w) {
-    p += d;
-    if (p.x >= w) {
-        p.x -= w;
-        p.y += 1;
-    }
-    return p;
-}
-
 // Component-wise and.
 bvec4 both(bvec4 p, bvec4 q) {
     return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
@@ -126,12 +116,12 @@ void main() {
     // is 1, which is when the positions apply.
     int ld4 = lda >> 2;
     int t = q + j * ld4;
-    ivec2 c = ivec2(t % a_width, t / a_width);
-    ivec2 step_a = ivec2(per_col % a_width, per_col / a_width);
-    ivec2 xc = ivec2(q % x_width, q / x_width);
-    ivec2 step_x = ivec2(per_col % x_width, per_col / x_width);
-    ivec2 yc = ivec2(q % y_width, q / y_width);
-    ivec2 step_y = ivec2(per_col % y_width, per_col / y_width);
+    ivec2 c = texel_pos(t, a_width);
+    ivec2 step_a = texel_pos(per_col, a_width);
+    ivec2 xc = texel_pos(q, x_width);
+    ivec2 step_x = texel_pos(per_col, x_width);
+    ivec2 yc = texel_pos(q, y_width);
+    ivec2 step_y = texel_pos(per_col, y_width);
     bool unit_x = incx == 1;
     bool unit_y = incy == 1;
     for (int k = 0; k < PER; ++k) {

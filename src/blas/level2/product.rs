@@ -191,14 +191,11 @@ pub(crate) fn product(
     (x, incx): (&Buffer, i32),
     skip_zero: bool,
 ) -> Result<Buffer> {
-    let (len_y, len_x) = if trans {
-        (a.cols, a.rows)
-    } else {
-        (a.rows, a.cols)
-    };
     if let (Storage::Full { lda }, true) = (a.storage, vec4_applies(a, incx)) {
         return product_vec4(ctx, a, lda, abuf, trans, x, skip_zero);
     }
+    let op = MvCall { a: *a, trans };
+    let (len_y, len_x) = (op.len_y(), op.len_x());
     let (lo, hi) = a.row_offsets(trans);
     // A narrow band needs no split: each row's sum is short.
     let width = (hi - lo + 1).clamp(1, len_x.max(1) as i64) as usize;
@@ -228,11 +225,8 @@ pub(crate) fn product_vec4(
     x: &Buffer,
     skip_zero: bool,
 ) -> Result<Buffer> {
-    let (len_y, len_x) = if trans {
-        (a.cols, a.rows)
-    } else {
-        (a.rows, a.cols)
-    };
+    let op = MvCall { a: *a, trans };
+    let (len_y, len_x) = (op.len_y(), op.len_x());
     let (col, row) = vec4_rules(a.shape, trans);
     let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
     let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
