@@ -27,15 +27,15 @@ const DIAGS: [Diag; 2] = [Diag::NonUnit, Diag::Unit];
 
 type Modes = (Layout, Side, Uplo, Transpose, Diag);
 
-/// One strmm (`solve` false) or strsm case.
+/// One strmm (`solve` false) or strsm case on `ctx`.
 fn tri_case(
+    ctx: &fragblas::Context,
     r: &mut rand::rngs::StdRng,
     solve: bool,
     (layout, side, uplo, trans, diag): Modes,
     (m, n): (usize, usize),
     (alpha, extra): (f32, usize),
 ) {
-    let ctx = ctx();
     let ka = if side == Side::Left { m } else { n };
     let lda = ka.max(1) + extra;
     let ldb = ld(layout, m, n, extra);
@@ -86,7 +86,7 @@ fn tri_case(
         Tol::Product(ka)
     };
     check_mm(
-        &ctx,
+        ctx,
         &what,
         (&a, &[], &b),
         &written,
@@ -112,18 +112,25 @@ fn tri_case(
         &|a, _, b| {
             if solve {
                 cblas::strsm(
-                    &ctx, layout, side, uplo, trans, diag, mi, ni, alpha, a, lda, b, ldb,
+                    ctx, layout, side, uplo, trans, diag, mi, ni, alpha, a, lda, b, ldb,
                 )
             } else {
                 cblas::strmm(
-                    &ctx, layout, side, uplo, trans, diag, mi, ni, alpha, a, lda, b, ldb,
+                    ctx, layout, side, uplo, trans, diag, mi, ni, alpha, a, lda, b, ldb,
                 )
             }
         },
     );
 }
 
-fn sweep(solve: bool, seed: u64) {
+/// Every size pair, layout, side, triangle, transpose and diagonal on `ctx`, where A's order
+/// is in `orders`, one case in `every`.
+fn sweep(
+    ctx: &fragblas::Context,
+    solve: bool,
+    seed: u64,
+    (orders, every): (std::ops::RangeInclusive<usize>, usize),
+) {
     let mut r = rng(seed);
     let mut count = 0usize;
     for (si, &m) in SIZES.iter().enumerate() {
@@ -136,7 +143,11 @@ fn sweep(solve: bool, seed: u64) {
                             let alpha = SCALARS[count % 4];
                             let extra = [0, 3][(count / 4) % 2];
                             let modes = (layout, side, uplo, trans, diag);
-                            tri_case(&mut r, solve, modes, (m, n), (alpha, extra));
+                            let ka = if side == Side::Left { m } else { n };
+                            let picked = (5 * count + count / 16).is_multiple_of(every);
+                            if orders.contains(&ka) && picked {
+                                tri_case(ctx, &mut r, solve, modes, (m, n), (alpha, extra));
+                            }
                             count += 1;
                         }
                     }
@@ -148,7 +159,7 @@ fn sweep(solve: bool, seed: u64) {
 
 #[test]
 fn strmm_every_size_side_triangle_transpose_diagonal_and_layout() {
-    sweep(false, 41);
+    sweep(&ctx(), false, 41, (0..=usize::MAX, 1));
     let mut r = rng(42);
     let modes = (
         Layout::ColMajor,
@@ -157,21 +168,63 @@ fn strmm_every_size_side_triangle_transpose_diagonal_and_layout() {
         Transpose::Trans,
         Diag::NonUnit,
     );
-    tri_case(&mut r, false, modes, (300, 1000), (0.7, 1));
+    tri_case(&ctx(), &mut r, false, modes, (300, 1000), (0.7, 1));
 }
 
 #[test]
 fn strsm_every_size_side_triangle_transpose_diagonal_and_layout() {
-    sweep(true, 43);
-    let mut r = rng(44);
-    let modes = (
-        Layout::RowMajor,
-        Side::Left,
-        Uplo::Lower,
-        Transpose::NoTrans,
-        Diag::NonUnit,
-    );
-    tri_case(&mut r, true, modes, (1000, 300), (-1.0, 2));
+    // By substitution on small blocks, and by the inverses of blocks of 64 (orders of two
+    // blocks and more).
+    for (i, p) in both_solves().into_iter().enumerate() {
+        sweep(&p.ctx, true, 43, (p.orders.clone(), p.every));
+        let mut r = rng(44 + i as u64);
+        let modes = (
+            Layout::RowMajor,
+            Side::Left,
+            Uplo::Lower,
+            Transpose::NoTrans,
+            Diag::NonUnit,
+        );
+        if p.orders.contains(&1000) {
+            tri_case(&p.ctx, &mut r, true, modes, (1000, 300), (-1.0, 2));
+        }
+    }
+}
+
+/// The inverse path over orders that cross its blocks of 64 (one past, a short last block,
+/// several blocks), every side, triangle, transpose, diagonal and layout.
+#[test]
+fn strsm_by_inverted_blocks_across_block_boundaries() {
+    let [_, p] = both_solves();
+    let mut r = rng(49);
+    let mut c = 0usize;
+    for order in [65usize, 100, 128, 191, 300] {
+        for layout in LAYOUTS {
+            for side in SIDES {
+                for uplo in UPLOS {
+                    for trans in TRANS {
+                        for diag in DIAGS {
+                            c += 1;
+                            if !p.orders.contains(&order)
+                                || !(5 * c + c / 16).is_multiple_of(p.every)
+                            {
+                                continue;
+                            }
+                            let other = [1, 6, 13][c % 3];
+                            let mn = if side == Side::Left {
+                                (order, other)
+                            } else {
+                                (other, order)
+                            };
+                            let modes = (layout, side, uplo, trans, diag);
+                            let alpha = [1.0, -0.7][c % 2];
+                            tri_case(&p.ctx, &mut r, true, modes, mn, (alpha, c % 4));
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Whether two results are alike for a singular solve: NaN where NaN, an infinity where an
@@ -198,9 +251,16 @@ fn alike(got: &[f32], want: &[f32]) -> Result<(), String> {
 
 #[test]
 fn strsm_singular_matrices_give_reference_inf_and_nan() {
-    let ctx = ctx();
+    // On the inverse path a zero diagonal leaves Inf or NaN in its block's inverse, and the
+    // fragments that meet them solve by substitution.
+    for p in both_solves() {
+        singular_cases(&p.ctx, &p.orders);
+    }
+}
+
+fn singular_cases(ctx: &fragblas::Context, orders: &std::ops::RangeInclusive<usize>) {
     let mut r = rng(45);
-    for &order in &[5usize, 33, 70] {
+    for &order in [5usize, 33, 70, 150].iter().filter(|o| orders.contains(o)) {
         for side in SIDES {
             for uplo in UPLOS {
                 for trans in TRANS {
@@ -288,10 +348,22 @@ fn strsm_singular_matrices_give_reference_inf_and_nan() {
 /// zero test of reference's decides anything.)
 #[test]
 fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
-    let ctx = ctx();
+    for (i, p) in both_solves().into_iter().enumerate() {
+        // strmm once; strsm on both paths (by inverted blocks, the fragments that meet the
+        // Inf solve by substitution).
+        let solves: &[bool] = if i == 0 { &[false, true] } else { &[true] };
+        infinity_cases(&p.ctx, solves, &p.orders);
+    }
+}
+
+fn infinity_cases(
+    ctx: &fragblas::Context,
+    solves: &[bool],
+    orders: &std::ops::RangeInclusive<usize>,
+) {
     let mut r = rng(46);
-    for solve in [false, true] {
-        for &order in &[7usize, 40, 100] {
+    for &solve in solves {
+        for &order in [7usize, 40, 100, 150].iter().filter(|o| orders.contains(o)) {
             for side in SIDES {
                 for uplo in UPLOS {
                     for trans in TRANS {
@@ -382,7 +454,7 @@ fn every_gemm_kernel_under_small_triangular_shapes() {
                     DIAGS[(c / 16) % 2],
                 );
                 let alpha = [1.0, 0.7, -1.0][c % 3];
-                tri_case(&mut r, solve, modes, (m, n), (alpha, c % 4));
+                tri_case(&ctx, &mut r, solve, modes, (m, n), (alpha, c % 4));
                 c += 1;
             }
         }
@@ -404,7 +476,7 @@ fn every_gemm_kernel_under_the_triangular_routines() {
                 TRANS[(i / 4) % 2],
                 DIAGS[(i / 2) % 2],
             );
-            tri_case(&mut r, solve, modes, (129, 65), (0.7, 2));
+            tri_case(&ctx, &mut r, solve, modes, (129, 65), (0.7, 2));
         }
     }
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);

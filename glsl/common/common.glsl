@@ -53,6 +53,16 @@ vec4 select4(vec4 if_false, vec4 if_true, bvec4 c) {
                 c.z ? if_true.z : if_false.z, c.w ? if_true.w : if_false.w);
 }
 
+// Component-wise and.
+bvec4 both(bvec4 p, bvec4 q) {
+    return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
+}
+
+// Whether every lane of v is finite.
+bool finite(vec4 v) {
+    return !any(isnan(v)) && !any(isinf(v));
+}
+
 // Which of the four elements of texel t are below n.
 bvec4 live_lanes(int t, int n) {
     return lessThan(ivec4(4 * t) + ivec4(0, 1, 2, 3), ivec4(n));

@@ -25,11 +25,6 @@ uniform sampler2D y;
 uniform int y_width;
 uniform int incy;
 
-// Component-wise and.
-bvec4 both(bvec4 p, bvec4 q) {
-    return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
-}
-
 // Texel (r, j) of A, old value v, updated; xv (and yv) are x's (y's) elements of rows
 // 4r..4r+3, `xj`/`yj` column j's (those the kind reads). Reference's order:
 // v + x_i*(alpha*y_j) [+ y_i*(alpha*x_j)].

@@ -45,11 +45,6 @@ layout(location = 0) out vec4 result;
 
 const int NB4 = NB / 4;
 
-// Component-wise and.
-bvec4 both(bvec4 p, bvec4 q) {
-    return bvec4(p.x && q.x, p.y && q.y, p.z && q.z, p.w && q.w);
-}
-
 // Lane c of v, chosen rather than indexed (a computed index into a vector or an array put
 // the block in local memory on NVIDIA: 0.35 ms a block).
 float lane(vec4 v, int c) {
@@ -202,11 +197,6 @@ void main() {
 #elif PASS == 3
 
 uniform sampler2D inv;
-
-// Whether every lane of v is finite.
-bool finite(vec4 v) {
-    return !any(isnan(v)) && !any(isinf(v));
-}
 
 // Solves block [block_lo, block_lo + block_nb) by its inverse: texel f of the solution is
 // the inverse's rows 4f.. times the right-hand side. Where the inverse's rows, the

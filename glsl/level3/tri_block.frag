@@ -7,6 +7,12 @@
 // T(r, l..l+3). skip_w leaves out the terms whose W(l, j) is 0 and skip_t those whose
 // off-diagonal T(r, l) is 0, as reference's loops do. A lane is a texel of the output: rows
 // 4x..4x+3 of column y; its rows outside [r0, r1) keep c's values (0 when beta == 0).
+//
+// With `grid` > 0 (a multiple of 4) one draw covers many blocks, each lane finding its own
+// from its rows: with part 1 or 2, every diagonal block of `grid` rows (of the `order` rows
+// of T); with part 0, one level of the product's halving, the pairs of blocks of `grid`
+// rows from row 0: the second block of a pair (`lower_t`; the first otherwise) gets T's
+// block between the two times W's rows of the other block.
 uniform sampler2D w;
 uniform sampler2D ts;
 uniform sampler2D c;
@@ -19,40 +25,77 @@ uniform float alpha;
 uniform float beta;
 uniform int skip_w;
 uniform int skip_t;
+uniform int grid;
+uniform int lower_t;
+uniform int order;
+
+// The rows [b.x, b.y) of the block the rows from i0 lie in, and its summed rows [b.z, b.w).
+ivec4 block_of(int i0) {
+    if (grid == 0) {
+        return ivec4(r0, r1, l0, l1);
+    }
+    if (part != 0) {
+        int d = i0 / grid * grid;
+        int e = min(d + grid, order);
+        return ivec4(d, e, d, e);
+    }
+    int first = i0 / (2 * grid) * (2 * grid);
+    int second = first + grid;
+    int end = min(first + 2 * grid, order);
+    return lower_t != 0 ? ivec4(second, end, first, second) : ivec4(first, second, second, end);
+}
 
 layout(location = 0) out vec4 result;
+
+// Row r's terms T(r, l)*W(l, j) for the four l of l4 (tv = T(r, l4), wv = W(l4, j)) that
+// `mw` (the summed rows, W's zero test) and the part keep, and T's zero test passes.
+float term(vec4 tv, vec4 wv, bvec4 mw, ivec4 l4, int r) {
+    bvec4 m = mw;
+    if (part == 1) {
+        m = both(m, greaterThanEqual(l4, ivec4(r)));
+    } else if (part == 2) {
+        m = both(m, lessThanEqual(l4, ivec4(r)));
+    }
+    if (skip_t != 0) {
+        m = both(m, not(both(notEqual(l4, ivec4(r)), equal(tv, vec4(0.0)))));
+    }
+    return dot(select4(vec4(0.0), tv, m), select4(vec4(0.0), wv, m));
+}
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     int i0 = 4 * p.x;
+    ivec4 blk = block_of(i0);
+    if (i0 + 4 <= blk.x || i0 >= blk.y) {
+        // None of the lane's rows is in the block.
+        result = beta != 0.0 ? texelFetch(c, p, 0) : vec4(0.0);
+        return;
+    }
     // The summed rows any of this lane's rows can use.
-    int lo = part == 1 ? max(l0, i0) : l0;
-    int hi = part == 2 ? min(l1, i0 + 4) : l1;
+    int lo = part == 1 ? max(blk.z, i0) : blk.z;
+    int hi = part == 2 ? min(blk.w, i0 + 4) : blk.w;
     vec4 acc = vec4(0.0);
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    // Rows past the block (past T) read the block's last row; their sums are not used.
+    int last = blk.y - 1;
     for (int lt = lo >> 2; 4 * lt < hi; ++lt) {
         vec4 wv = texelFetch(w, ivec2(lt, p.y), 0);
-        for (int k = 0; k < 4; ++k) {
-            int r = i0 + k;
-            if (r >= r1) {
-                break;
-            }
-            vec4 tv = texelFetch(ts, ivec2(lt, r), 0);
-            for (int d = 0; d < 4; ++d) {
-                int l = 4 * lt + d;
-                bool inside = l >= lo && l < hi &&
-                              (part == 0 || (part == 1 ? l >= r : l <= r));
-                bool skipped = (skip_w != 0 && wv[d] == 0.0) ||
-                               (skip_t != 0 && l != r && tv[d] == 0.0);
-                if (inside && !skipped) {
-                    acc[k] += tv[d] * wv[d];
-                }
-            }
+        ivec4 l4 = ivec4(4 * lt) + lanes;
+        bvec4 mw = both(greaterThanEqual(l4, ivec4(lo)), lessThan(l4, ivec4(hi)));
+        if (skip_w != 0) {
+            mw = both(mw, notEqual(wv, vec4(0.0)));
         }
+        vec4 t0 = texelFetch(ts, ivec2(lt, i0), 0);
+        vec4 t1 = texelFetch(ts, ivec2(lt, min(i0 + 1, last)), 0);
+        vec4 t2 = texelFetch(ts, ivec2(lt, min(i0 + 2, last)), 0);
+        vec4 t3 = texelFetch(ts, ivec2(lt, min(i0 + 3, last)), 0);
+        acc += vec4(term(t0, wv, mw, l4, i0), term(t1, wv, mw, l4, i0 + 1),
+                    term(t2, wv, mw, l4, i0 + 2), term(t3, wv, mw, l4, i0 + 3));
     }
     vec4 old = beta != 0.0 ? texelFetch(c, p, 0) : vec4(0.0);
     for (int k = 0; k < 4; ++k) {
         int r = i0 + k;
-        if (r >= r0 && r < r1) {
+        if (r >= blk.x && r < blk.y) {
             result[k] = blas_update(alpha, acc[k], beta, old[k]);
         } else {
             result[k] = old[k];

@@ -8,6 +8,14 @@
 // skip_w leaves out the rows whose value is 0 before the division (neither divided nor
 // subtracted), skip_t the terms whose T(r, q) is 0; recip divides by multiplying with the
 // reciprocal; unit_diag divides by nothing. Rows outside the block pass through.
+//
+// With APPLY 1 the block [r0, r1) is one of the grid of NB rows whose inverses one pass
+// computed before (level2/trsv.frag's PASS 2: texel (c*NB/4 + f, b) of `inv` is rows
+// 4f..4f+3 of column c of block b's inverse), and a lane is the inverse's rows times its
+// column of the block: a texel of W and four texels of the inverse for sixteen
+// multiply-adds. A lane that meets an Inf or NaN there (in the inverse: a zero or
+// non-finite diagonal, an Inf or NaN in T; in W; or in the result) runs the substitution
+// instead, so that Inf and NaN go where reference's loops put them.
 uniform sampler2D w;
 uniform sampler2D ts;
 uniform int r0;
@@ -20,10 +28,10 @@ uniform int recip;
 
 layout(location = 0) out vec4 result;
 
-void main() {
-    ivec2 p = ivec2(gl_FragCoord.xy);
+// The texel p of W after the block's substitution.
+vec4 substitute(ivec2 p) {
     int i0 = 4 * p.x;
-    result = texelFetch(w, p, 0);
+    vec4 result = texelFetch(w, p, 0);
     int first = forward != 0 ? r0 : r1 - 1;
     int dir = forward != 0 ? 1 : -1;
     // Every lane runs the whole block (the same trip count in every fragment) and takes
@@ -60,4 +68,46 @@ void main() {
             result[r - i0] = v;
         }
     }
+    return result;
 }
+
+#if APPLY
+
+uniform sampler2D inv;
+
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    int f = p.x - (r0 >> 2);
+    int b = r0 / NB;
+    int nb = r1 - r0;
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    vec4 x = vec4(0.0);
+    bool ok = true;
+    for (int g = 0; 4 * g < nb; ++g) {
+        vec4 wv = texelFetch(w, ivec2((r0 >> 2) + g, p.y), 0);
+        wv = select4(vec4(0.0), wv, lessThan(ivec4(4 * g) + lanes, ivec4(nb)));
+        int c = 4 * g;
+        vec4 i0 = texelFetch(inv, ivec2(c * (NB / 4) + f, b), 0);
+        vec4 i1 = texelFetch(inv, ivec2(min(c + 1, nb - 1) * (NB / 4) + f, b), 0);
+        vec4 i2 = texelFetch(inv, ivec2(min(c + 2, nb - 1) * (NB / 4) + f, b), 0);
+        vec4 i3 = texelFetch(inv, ivec2(min(c + 3, nb - 1) * (NB / 4) + f, b), 0);
+        ok = ok && finite(wv) && finite(i0) && finite(i1) && finite(i2) && finite(i3);
+        x += i0 * wv.x + i1 * wv.y + i2 * wv.z + i3 * wv.w;
+    }
+    // A branch, not a ?: (level2/trsv.frag: with ?: the H100 substituted in every fragment).
+    if (ok && finite(x)) {
+        // Rows past the block (past the matrix) keep W's values.
+        bvec4 mine = lessThan(ivec4(4 * p.x) + lanes, ivec4(r1));
+        result = select4(texelFetch(w, p, 0), x, mine);
+    } else {
+        result = substitute(p);
+    }
+}
+
+#else
+
+void main() {
+    result = substitute(ivec2(gl_FragCoord.xy));
+}
+
+#endif

@@ -24,7 +24,7 @@
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
-use crate::blas::level2::matrix::{MvCall, Shape, Storage};
+use crate::blas::level2::matrix::{Matrix, MvCall, Shape, Storage};
 use crate::blas::level2::product::STORAGE_GLSL;
 use crate::blas::level2::trmv::{tri_call, TriStorage};
 use crate::blas::types::{Diag, Layout, Transpose, Uplo};
@@ -32,6 +32,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
+use crate::gl::Surface;
 
 /// Unknowns per block (`NB` in the kernels' defines).
 pub(crate) const SOLVE_BLOCK: usize = 64;
@@ -108,6 +109,41 @@ pub(crate) fn update_texels(
     }
 }
 
+/// Every diagonal block (on the grid of [`SOLVE_BLOCK`]) of the triangular `op(A)` inverted
+/// in one pass (`trans`: op(A) = A^T, solved by reference's dot-product loop; else A, by its
+/// column loop), into a new texture in which texel `(c*16 + f, b)` is texel `f` (rows
+/// `4f..4f+3`) of column `c` of block `b`'s inverse. Columns past a short last block are 0;
+/// so are rows past it. A zero or non-finite diagonal, or an Inf or NaN in a block, leaves
+/// Inf or NaN in the inverse's columns it reaches: its users solve by substitution there.
+/// Also the diagonal blocks of strsm (`level3/tri`).
+pub(crate) fn invert_blocks(
+    ctx: &Context,
+    matrix: &Matrix,
+    a: &Buffer,
+    trans: bool,
+) -> Result<Surface> {
+    let inner = &ctx.inner;
+    let n = matrix.rows;
+    let Shape::Triangular(uplo, _) = matrix.shape else {
+        unreachable!("only a triangular matrix is inverted")
+    };
+    let vec4 = matches!(matrix.storage, Storage::Full { lda } if lda.is_multiple_of(4));
+    let blocks = n.div_ceil(SOLVE_BLOCK);
+    let width = (SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32;
+    let inv = inner.take_surface(width, blocks as u32)?;
+    let prog = inner.program(&PASSES[INVERT][vec4 as usize])?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    matrix.bind(gl, &prog, a);
+    // The right-hand side is a unit vector; t is bound but not read.
+    a.bind(gl, &prog, 1, "t", "t_width");
+    gl.set_i32(&prog, "n", n as i32);
+    gl.set_i32(&prog, "forward", ((uplo == Uplo::Lower) != trans) as i32);
+    gl.set_i32(&prog, "dot_form", trans as i32);
+    gl.draw(&[&inv], width, blocks as u32);
+    Ok(inv)
+}
+
 impl MvCall {
     /// `x := op(A)^-1 x`, after the checks.
     fn triangular_solve(&self, ctx: &Context, a: &Buffer, x: &mut Buffer, incx: i32) -> Result<()> {
@@ -153,18 +189,8 @@ impl MvCall {
             gl.set_i32(p, "dot_form", self.trans as i32);
             Ok::<_, crate::Error>(gl)
         };
-        // Every diagonal block's inverse: fragment (c*16 + f, b) is texel f of column c of
-        // block b's.
         let inv = if inverse {
-            let inv = inner.take_surface((SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32, blocks as u32)?;
-            let invert = inner.program(&PASSES[INVERT][k])?;
-            let gl = bind(&invert, &t, (0, 0))?;
-            gl.draw(
-                &[&inv],
-                (SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32,
-                blocks as u32,
-            );
-            Some(inv)
+            Some(invert_blocks(ctx, &self.a, a, self.trans)?)
         } else {
             None
         };

@@ -20,6 +20,8 @@
 
 pub(crate) mod plan;
 
+use crate::blas::level2::matrix::{Matrix, Shape, Storage};
+use crate::blas::level2::trsv::{invert_blocks, SOLVE_BLOCK};
 use crate::blas::level3::blocks::{expand, pitched, release, window_axpby, Fill, Win};
 use crate::blas::level3::gemm::kernel::GemmKernel;
 use crate::blas::level3::gemm::shape::{GemmShape, Operand, Window};
@@ -30,20 +32,29 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::Rect;
-use plan::{multiply_plan, solve_plan, tri_call, LeftForm, Step, TriCall};
+use crate::gl::{Rect, Surface};
+use plan::{level_updates, product_levels, solve_plan, tri_call, LeftForm, Step, TriCall};
 
 /// A block product: a diagonal block of a triangular product, or a small update.
 static TRI_BLOCK: Kernel = crate::kernel!("level3/tri_block.frag");
 /// A diagonal block of a triangular solve, of at most [`SOLVE_BASE`] rows.
-static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag").defines("#define STEP 16");
+static TRI_SOLVE: Kernel =
+    crate::kernel!("level3/tri_solve.frag").defines("#define STEP 16\n#define APPLY 0");
+/// A diagonal block of a triangular solve by its inverse, a block of [`SOLVE_BLOCK`] rows
+/// (substitution where an Inf or NaN is met).
+static TRI_APPLY: Kernel = crate::kernel!("level3/tri_solve.frag")
+    .defines("#define STEP 64\n#define APPLY 1\n#define NB 64");
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 2] = [&TRI_BLOCK, &TRI_SOLVE];
+pub(crate) const KERNELS: [&Kernel; 3] = [&TRI_BLOCK, &TRI_SOLVE, &TRI_APPLY];
 
 /// Rows of a diagonal block of a product: a lane sums at most this many terms. On the
 /// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s).
 const MUL_BASE: usize = 64;
+/// Levels of a product (`plan::product_levels`) whose blocks have at most this many rows run
+/// as one pass of `tri_block.frag` over all their pairs of blocks; larger ones as an sgemm
+/// a pair.
+const GRID_MAX_H: usize = 64;
 /// Rows of a diagonal block of a solve: a lane runs a substitution of at most this many rows
 /// (the STEP of `tri_solve.frag`), so its work grows with the square of it. On the H100,
 /// 16 beats 32 and 64 (`bench-results/h100-level3-block-sweep.txt`).
@@ -121,6 +132,21 @@ impl Tri<'_> {
         ctx: &Context,
         (rows, from): ((usize, usize), (usize, usize)),
         part: Part,
+        scalars: (f32, f32),
+        w: Option<&Buffer>,
+        cols: usize,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        self.block_pass(ctx, (rows, from), (part, 0), scalars, w, cols, c)
+    }
+
+    /// [`Tri::block`], or with `grid` > 0 the grid mode of [`Tri::grid_pass`].
+    #[allow(clippy::too_many_arguments)]
+    fn block_pass(
+        &self,
+        ctx: &Context,
+        (rows, from): ((usize, usize), (usize, usize)),
+        (part, grid): (Part, usize),
         (alpha, beta): (f32, f32),
         w: Option<&Buffer>,
         cols: usize,
@@ -148,45 +174,93 @@ impl Tri<'_> {
             gl.set_f32(&prog, "beta", beta);
             gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
             gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
+            gl.set_i32(&prog, "grid", grid as i32);
+            gl.set_i32(&prog, "lower_t", self.form.lower as i32);
+            gl.set_i32(&prog, "order", self.form.order as i32);
             gl.draw_rects(&[&out], &[rect], |_| {});
         }
         install(inner, c, out, rect)
     }
 
-    /// `T*W` into a new pitched matrix.
+    /// One pass of `tri_block.frag` in grid mode over every row of `c`: with `part` Upper
+    /// or Lower, every diagonal block of `grid` rows; with `All`, level `grid` of the
+    /// product (`plan::level_updates`). W is `w`.
+    fn grid_pass(
+        &self,
+        ctx: &Context,
+        (part, grid): (Part, usize),
+        scalars: (f32, f32),
+        w: &Buffer,
+        cols: usize,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let rows = (0, self.form.order);
+        self.block_pass(ctx, (rows, rows), (part, grid), scalars, Some(w), cols, c)
+    }
+
+    /// `T*W` into a new pitched matrix: every diagonal block of [`MUL_BASE`] rows in one
+    /// pass, then the levels of the halving (`plan::product_levels`), each level of at most
+    /// [`GRID_MAX_H`] rows a block in one pass, larger ones an sgemm a pair of blocks.
     fn multiply(&self, ctx: &Context, w: &Buffer, ldw: usize, cols: usize) -> Result<Buffer> {
-        let (mut out, _) = pitched(ctx, self.form.order, cols)?;
-        for step in multiply_plan(self.form.order, MUL_BASE, self.form.lower) {
-            match step {
-                Step::Base(r0, r1) => {
-                    let part = if self.form.lower {
-                        Part::Lower
-                    } else {
-                        Part::Upper
-                    };
-                    let rows = (r0, r1);
-                    self.block(ctx, (rows, rows), part, (1.0, 0.0), Some(w), cols, &mut out)?;
+        let order = self.form.order;
+        let (mut out, _) = pitched(ctx, order, cols)?;
+        let diag = if self.form.lower {
+            Part::Lower
+        } else {
+            Part::Upper
+        };
+        self.grid_pass(ctx, (diag, MUL_BASE), (1.0, 0.0), w, cols, &mut out)?;
+        for h in product_levels(order, MUL_BASE) {
+            if h <= GRID_MAX_H {
+                self.grid_pass(ctx, (Part::All, h), (1.0, 1.0), w, cols, &mut out)?;
+                continue;
+            }
+            for step in level_updates(order, h, self.form.lower) {
+                if let Step::Update { out: o, from } = step {
+                    let w = (Src::Buf(w), ldw);
+                    self.update(ctx, (o, from), w, cols, (1.0, 1.0), &mut out)?;
                 }
-                Step::Update { out: o, from } => self.update(
-                    ctx,
-                    (o, from),
-                    (Src::Buf(w), ldw),
-                    cols,
-                    (1.0, 1.0),
-                    &mut out,
-                )?,
             }
         }
         Ok(out)
     }
 
-    /// `T^-1*W` in place.
+    /// Every diagonal block of T on the grid of [`SOLVE_BLOCK`] rows inverted, in one pass
+    /// (`level2::trsv`'s: T is the transpose of Ts, a full matrix with a leading dimension
+    /// that is a multiple of 4).
+    fn invert(&self, ctx: &Context) -> Result<Surface> {
+        let uplo_s = if self.form.lower {
+            Uplo::Upper
+        } else {
+            Uplo::Lower
+        };
+        let ts = Matrix::square(
+            Storage::Full { lda: self.ldt },
+            Shape::Triangular(uplo_s, self.diag),
+            self.form.order,
+        );
+        invert_blocks(ctx, &ts, self.ts, true)
+    }
+
+    /// `T^-1*W` in place: by substitution on blocks of [`SOLVE_BASE`] rows, or (with
+    /// `ContextOptions::inverse_solves`, at least two blocks) by the inverses of blocks of
+    /// [`SOLVE_BLOCK`].
     fn solve(&self, ctx: &Context, w: &mut Buffer, ldw: usize, cols: usize) -> Result<()> {
         let inner = &ctx.inner;
-        for step in solve_plan(self.form.order, SOLVE_BASE, self.form.lower) {
+        let order = self.form.order;
+        let inv = if inner.inverse_solves && order > SOLVE_BLOCK {
+            Some(self.invert(ctx)?)
+        } else {
+            None
+        };
+        let (base, kernel) = match inv {
+            Some(_) => (SOLVE_BLOCK, &TRI_APPLY),
+            None => (SOLVE_BASE, &TRI_SOLVE),
+        };
+        for step in solve_plan(order, base, self.form.lower) {
             match step {
                 Step::Base(r0, r1) => {
-                    let prog = inner.program(&TRI_SOLVE)?;
+                    let prog = inner.program(kernel)?;
                     let l = w.layout();
                     let out = inner.take_surface(l.width, l.height)?;
                     let rect = Self::rows_rect(r0, r1, cols);
@@ -201,6 +275,9 @@ impl Tri<'_> {
                     gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
                     gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
                     gl.set_i32(&prog, "recip", self.form.recip as i32);
+                    if let Some(inv) = &inv {
+                        gl.set_texture(&prog, "inv", 2, inv);
+                    }
                     gl.draw_rects(&[&out], &[rect], |_| {});
                     install(inner, w, out, rect)?;
                 }
@@ -208,6 +285,9 @@ impl Tri<'_> {
                     self.update(ctx, (out, from), (Src::C, ldw), cols, (-1.0, 1.0), w)?
                 }
             }
+        }
+        if let Some(inv) = inv {
+            inner.give_surface(inv);
         }
         Ok(())
     }
@@ -415,5 +495,12 @@ mod tests {
         assert!(TRI_SOLVE
             .defines
             .contains(&format!("#define STEP {SOLVE_BASE}")));
+        // The inverse path's blocks are level 2's, and its substitution covers one.
+        assert!(TRI_APPLY
+            .defines
+            .contains(&format!("#define STEP {SOLVE_BLOCK}")));
+        assert!(TRI_APPLY
+            .defines
+            .contains(&format!("#define NB {SOLVE_BLOCK}")));
     }
 }

@@ -4,9 +4,10 @@
 //! Every call becomes a product with, or a solve against, a triangular `T` from the left on
 //! a working matrix `W` of `order` rows: `op(A)*B` and `op(A)^-1*B` have `T = op(A)` and
 //! `W = B`; `B*op(A)` and `B*op(A)^-1` are the same with `T = op(A)^T` and `W = B^T`.
-//! The plan halves the rows of T until a diagonal block is at most `base` rows (one pass of a
-//! small kernel), and joins the halves with the off-diagonal block of T, an sgemm: most of
-//! the work is in a few large sgemms.
+//! A solve's plan halves the rows of T until a diagonal block is at most `base` rows (one
+//! pass of a small kernel), and joins the halves with the off-diagonal block of T, an sgemm:
+//! most of the work is in a few large sgemms. A product needs no order: its diagonal blocks
+//! and the levels of the same halving, each level's updates independent of each other.
 
 use crate::blas::args::{ld_at_least, matrix_span, non_negative};
 use crate::blas::level3::symm::flip_side;
@@ -181,12 +182,30 @@ fn split(r0: usize, r1: usize, base: usize) -> usize {
     r0 + (r1 - r0).div_ceil(2).next_multiple_of(base)
 }
 
-/// The steps of a triangular product `T*W` (into a new matrix) over rows `[0, order)`:
-/// every diagonal block before the updates that add to its rows.
-pub(crate) fn multiply_plan(order: usize, base: usize, lower: bool) -> Vec<Step> {
-    let mut steps = Vec::new();
-    plan(&mut steps, 0, order, base, lower, false);
-    steps
+/// The levels of a triangular product `T*W` (into a new matrix) after its diagonal blocks
+/// of `base` rows on the grid from row 0: `h = base, 2*base, 4*base, ...` below `order`.
+pub(crate) fn product_levels(order: usize, base: usize) -> impl Iterator<Item = usize> {
+    std::iter::successors(Some(base.max(1)), |h| Some(2 * h)).take_while(move |&h| h < order)
+}
+
+/// The updates of level `h` of a product: the pairs of neighbouring blocks of `h` rows from
+/// row 0, where the second block (of a lower T; the first of an upper one) gets T's block
+/// between the two times W's rows of the other. The updates of a level are independent
+/// (one pass of `tri_block.frag` in grid mode can run them all); with the diagonal blocks
+/// and the other levels they form every term of the triangle once.
+pub(crate) fn level_updates(order: usize, h: usize, lower: bool) -> Vec<Step> {
+    (0..order)
+        .step_by(2 * h)
+        .filter(|&first| first + h < order)
+        .map(|first| {
+            let (a, b) = ((first, first + h), (first + h, (first + 2 * h).min(order)));
+            if lower {
+                Step::Update { out: b, from: a }
+            } else {
+                Step::Update { out: a, from: b }
+            }
+        })
+        .collect()
 }
 
 /// The steps of a triangular solve `T^-1*W` in place over rows `[0, order)`: forward for a
@@ -321,32 +340,30 @@ mod tests {
     }
 
     #[test]
-    fn products_cover_each_term_of_the_triangle_once_after_their_base() {
+    fn products_cover_each_term_of_the_triangle_once() {
         for order in [1, 2, 3, 4, 5, 31, 32, 33, 64, 65, 100, 129, 1000] {
             for base in [4, 32] {
                 for lower in [false, true] {
-                    let steps = multiply_plan(order, base, lower);
-                    let b = blocks(&steps, order, base);
                     let mut seen = vec![0u8; order * order];
-                    let mut based = vec![false; order];
-                    for s in &steps {
-                        match *s {
-                            Step::Base(r0, r1) => {
-                                for r in r0..r1 {
-                                    based[r] = true;
-                                    for l in r0..r1 {
-                                        if (lower && l <= r) || (!lower && l >= r) {
-                                            seen[r * order + l] += 1;
-                                        }
-                                    }
-                                }
+                    // The diagonal blocks on the grid of `base`.
+                    for r in 0..order {
+                        let d = r / base * base;
+                        for l in d..(d + base).min(order) {
+                            if (lower && l <= r) || (!lower && l >= r) {
+                                seen[r * order + l] += 1;
                             }
-                            Step::Update { out, from } => {
-                                for r in out.0..out.1 {
-                                    assert!(based[r], "update before the base of row {r}");
-                                    for l in from.0..from.1 {
-                                        seen[r * order + l] += 1;
-                                    }
+                        }
+                    }
+                    for h in product_levels(order, base) {
+                        for s in level_updates(order, h, lower) {
+                            let Step::Update { out, from } = s else {
+                                panic!("a level holds updates")
+                            };
+                            assert_eq!(out.0 % h, 0);
+                            assert!(out.1 - out.0 <= h && from.1 - from.0 <= h);
+                            for r in out.0..out.1 {
+                                for l in from.0..from.1 {
+                                    seen[r * order + l] += 1;
                                 }
                             }
                         }
@@ -357,10 +374,14 @@ mod tests {
                             assert_eq!(seen[r * order + l], want, "order {order} ({r}, {l})");
                         }
                     }
-                    assert_eq!(steps.len(), 2 * b.len() - 1);
                 }
             }
         }
+        assert_eq!(
+            product_levels(1000, 64).collect::<Vec<_>>(),
+            [64, 128, 256, 512]
+        );
+        assert_eq!(product_levels(64, 64).count(), 0);
     }
 
     #[test]
