@@ -100,7 +100,7 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // fetched and updated, under a branch a texel (on the H100 a block took 0.3 ms with
 // per-texel formulas, 0.14 ms so; fetching all sixteen texels without branches, 0.18).
 #define LOAD(r) acc[r] = 4 * (r) >= nb ? vec4(0.0) : (unit_rhs ? ((r) == (c >> 2) ? with_lane(vec4(0.0), c & 3, 1.0) : vec4(0.0)) : texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0)); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
-#define WALK(r) (4 * (r) < nb && (up ? (r) >= pr : (r) <= pr))
+#define WALK(r) (4 * (r) < nb && (r) >= wlo && (r) <= whi && (up ? (r) >= pr : (r) <= pr))
 #if VEC4
 #define FETCH(r) if (WALK(r)) { col[r] = texelFetch(a, pos, 0); st[r] = live[r]; } pos.x += 1; if (pos.x == a_width) { pos = ivec2(0, pos.y + 1); }
 #else
@@ -115,8 +115,10 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // Texel f of the solution of block [lo, lo + nb) for the right-hand side in t or, with c
 // >= 0, for e_c (column c of the block's inverse). The loop runs `steps` times in every
 // fragment (at least nb; a uniform, not a constant: unrolled 64 times it took llvmpipe
-// over a second to compile).
-vec4 solve_block(int f, int lo, int nb, int c, int steps) {
+// over a second to compile), and does the work of steps [kmin, kmax] only, each over
+// texels [wlo, whi] of the block only (a column of the inverse is 0 before its unit, and
+// texel f needs no unknown after it).
+vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int whi) {
     int r0 = lo >> 2;
     bool unit_rhs = c >= 0;
     ivec4 lanes = ivec4(0, 1, 2, 3);
@@ -130,7 +132,7 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps) {
     LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
     LOAD(8) LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15)
     for (int k = 0; k < steps; ++k) {
-        if (k >= nb) {
+        if (k >= nb || k < ks.x || k > ks.y) {
             continue;
         }
         int p = forward != 0 ? k : nb - 1 - k;
@@ -178,7 +180,7 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps) {
 
 // Solves block [block_lo, block_lo + block_nb): fragment f writes texel f.
 void main() {
-    result = solve_block(int(gl_FragCoord.x), block_lo, block_nb, -1, block_nb);
+    result = solve_block(int(gl_FragCoord.x), block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
 }
 
 #elif PASS == 2
@@ -190,7 +192,12 @@ void main() {
     int c = g.x / NB4;
     int lo = g.y * NB;
     int nb = min(NB, n - lo);
-    vec4 v = solve_block(g.x - c * NB4, lo, nb, min(c, nb - 1), NB);
+    int f = g.x - c * NB4;
+    int cc = min(c, nb - 1);
+    // Forward, the unknowns from c to texel f's last; backward, from c down to its first.
+    ivec2 ks = forward != 0 ? ivec2(cc, 4 * f + 3) : ivec2(nb - 1 - cc, nb - 1 - 4 * f);
+    ivec2 ws = forward != 0 ? ivec2(cc >> 2, f) : ivec2(f, cc >> 2);
+    vec4 v = solve_block(f, lo, nb, cc, NB, ks, ws.x, ws.y);
     result = c < nb ? v : vec4(0.0);
 }
 
@@ -223,7 +230,7 @@ void main() {
     }
     // A branch, not a ?: (with ?: the H100 ran the substitution in every fragment).
     if (!(ok && finite(x))) {
-        x = solve_block(f, block_lo, block_nb, -1, block_nb);
+        x = solve_block(f, block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
     }
     result = x;
 }
