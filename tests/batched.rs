@@ -18,7 +18,8 @@ use rand::Rng;
 const SCALARS: [f32; 4] = [0.0, 1.0, -1.0, 0.7];
 
 /// One strided case; `gap` extra slots (NaN) after each matrix; stride 0 for A (B) when
-/// `share.0` (`share.1`).
+/// `share.0` (`share.1`); with `fours`, the leading dimensions and strides rounded up to
+/// multiples of 4 (the gaps NaN).
 #[allow(clippy::too_many_arguments)]
 fn strided_case(
     r: &mut rand::rngs::StdRng,
@@ -29,6 +30,7 @@ fn strided_case(
     count: usize,
     gap: usize,
     share: (bool, bool),
+    fours: bool,
 ) {
     let ctx = ctx();
     let col = layout == Layout::ColMajor;
@@ -43,18 +45,26 @@ fn strided_case(
     } else {
         (n, k)
     };
-    let ld = |(rows, cols): (usize, usize)| if col { rows.max(1) } else { cols.max(1) } + gap % 2;
+    let ld = |(rows, cols): (usize, usize)| {
+        let tight = if col { rows.max(1) } else { cols.max(1) };
+        if fours {
+            tight.next_multiple_of(4)
+        } else {
+            tight + gap % 2
+        }
+    };
+    let round = |st: usize| if fours { st.next_multiple_of(4) } else { st };
     let (lda, ldb, ldc) = (ld(sa), ld(sb), ld((m, n)));
     let span = |(rows, cols): (usize, usize), ld: usize| {
         let (inner, outer) = if col { (rows, cols) } else { (cols, rows) };
         mat::span(inner, outer, ld)
     };
-    let stride = |s: usize, shared: bool| if shared { 0 } else { s + gap };
+    let stride = |s: usize, shared: bool| if shared { 0 } else { round(s + gap) };
     let (stra, strb) = (
         stride(span(sa, lda), share.0),
         stride(span(sb, ldb), share.1),
     );
-    let strc = span((m, n), ldc) + gap;
+    let strc = round(span((m, n), ldc) + gap);
     let total = |st: usize, one: usize| {
         if count == 0 {
             3
@@ -196,7 +206,17 @@ fn strided_batches_of_every_shape_transpose_and_scalar() {
                     let count = [0, 1, 2, 7, 33][(c + si) % 5];
                     let gap = [0, 4, 3][c % 3];
                     let share = [(false, false), (true, false), (false, true)][(c / 3) % 3];
-                    strided_case(&mut r, layout, (ta, tb), shape, scalars, count, gap, share);
+                    strided_case(
+                        &mut r,
+                        layout,
+                        (ta, tb),
+                        shape,
+                        scalars,
+                        count,
+                        gap,
+                        share,
+                        false,
+                    );
                     c += 1;
                 }
             }
@@ -217,6 +237,7 @@ fn a_thousand_products_and_a_long_k() {
         1000,
         0,
         (false, false),
+        false,
     );
     strided_case(
         &mut r,
@@ -227,6 +248,7 @@ fn a_thousand_products_and_a_long_k() {
         1000,
         4,
         (false, true),
+        false,
     );
     // k past one span of the kernel's loop: the passes add up.
     strided_case(
@@ -238,6 +260,7 @@ fn a_thousand_products_and_a_long_k() {
         3,
         0,
         (false, false),
+        false,
     );
 }
 
@@ -332,4 +355,38 @@ fn slices_of_unequal_counts_are_errors() {
         ),
         "{e}"
     );
+}
+
+/// The register-tiled path (column-major A and B not transposed, m, the leading dimensions
+/// and the strides multiples of 4, on a device with 8 render targets): tiles of 8 x 4 that
+/// run past m (m % 8 == 4) and past n, k not a multiple of 4 (B's columns padded with NaN),
+/// counts that fill a grid row and more, NaN gaps after each matrix, a shared A or B,
+/// alpha 1, -1 and 0.7 with every beta.
+#[test]
+fn tiled_products_of_every_edge() {
+    let mut r = rng(53);
+    let nn = (Transpose::NoTrans, Transpose::NoTrans);
+    let mut c = 0usize;
+    for m in [4, 8, 12, 20, 36] {
+        for n in [1, 3, 4, 5, 9, 17] {
+            let k = [1, 3, 4, 7, 64, 130][c % 6];
+            // alpha 0 takes the one-pass kernel: the other tests have it.
+            let scalars = ([0.7, -1.0, 1.0][c % 3], SCALARS[(c / 2) % 4]);
+            let count = [1, 2, 7, 33, 1100][c % 5];
+            let gap = [4, 0, 8, 3][(c / 2) % 4];
+            let share = [(false, false), (true, false), (false, true)][c % 3];
+            strided_case(
+                &mut r,
+                Layout::ColMajor,
+                nn,
+                (m, n, k),
+                scalars,
+                count,
+                gap,
+                share,
+                true,
+            );
+            c += 1;
+        }
+    }
 }

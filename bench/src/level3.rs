@@ -291,6 +291,15 @@ pub fn others(ctx: &Context, n: usize, budget: Duration) -> Vec<Measured> {
     ]
 }
 
+/// The row of `count` separate sgemm calls.
+fn loop_name(count: usize) -> &'static str {
+    match count {
+        1000 => "sgemm_x1000",
+        100 => "sgemm_x100",
+        _ => "sgemm_loop",
+    }
+}
+
 /// `count` products of n x n x n (C := A B + 0.5 C): batched in one call, and (row
 /// `sgemm_x<count>`) as `count` separate sgemm calls on separate buffers holding the same
 /// data. The CPU column is OpenBLAS's sgemm in a loop for both.
@@ -429,7 +438,7 @@ pub fn batched(ctx: &Context, n: usize, count: usize, budget: Duration) -> Vec<M
     });
     let (mut c, mut h) = (c0.clone(), c0.clone());
     let looped = Measured::time(
-        spec("sgemm_x1000"),
+        spec(loop_name(count)),
         verdict,
         (ctx.info().software, budget),
         || cpu(&mut c),

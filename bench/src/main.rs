@@ -250,7 +250,7 @@ fn main() {
     }
 
     let mut plan: Vec<(&[&str], Group, usize)> = Vec::new();
-    let groups: [(&[&str], Group, &[usize]); 11] = [
+    let groups: [(&[&str], Group, &[usize]); 12] = [
         (
             &["saxpy"],
             |c, n, b| vec![level1::saxpy(c, n, b)],
@@ -298,6 +298,11 @@ fn main() {
             &["sgemm_batched", "sgemm_x1000"],
             |c, n, b| level3::batched(c, n, 1000, b),
             &[64],
+        ),
+        (
+            &["sgemm_batched", "sgemm_x100"],
+            |c, n, b| level3::batched(c, n, 100, b),
+            &[256],
         ),
         // The latency group: loops of small calls (sizes are fixed per row).
         (&latency::ROUTINES, latency::group, &[0]),

@@ -12,7 +12,7 @@
 //! `stride_c`), and strides are not negative.
 
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
-use crate::blas::passes::in_spans;
+use crate::blas::passes::{in_spans, GENERIC_SPAN};
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -21,9 +21,28 @@ use crate::error::{Error, Result};
 
 /// Every product of a batch in one pass.
 static GEMM_BATCHED: Kernel = crate::kernel!("level3/gemm_batched.frag");
+/// Every product of a batch in tiles of 8 x 4, to 8 targets.
+static GEMM_BATCHED_TILE: Kernel = crate::kernel!("level3/gemm_batched_tile.frag").targets(8);
+/// The tiles into C.
+static GEMM_BATCHED_MERGE: Kernel = crate::kernel!("level3/gemm_batched_merge.frag");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 1] = [&GEMM_BATCHED];
+pub(crate) const KERNELS: [&Kernel; 3] = [&GEMM_BATCHED, &GEMM_BATCHED_TILE, &GEMM_BATCHED_MERGE];
+
+/// Rows and columns of a tile of the tiled path.
+const TILE: (usize, usize) = (8, 4);
+/// Fragments a row of the tiled path's grid.
+const GRID_WIDTH: usize = 1024;
+
+/// The grid of the tiled path (`gemm_batched_tile.frag`): rows of tiles in a product, tiles
+/// in a product, and the grid's width and height in fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tiling {
+    pub tm: usize,
+    pub tiles: usize,
+    pub width: usize,
+    pub height: usize,
+}
 
 const STRIDED: &str = "sgemm_batched_strided";
 pub(crate) const SLICES: &str = "sgemm_batched";
@@ -184,11 +203,48 @@ impl Batch {
         let quad_b = quad_a && !s.b.trans && four(s.b.ld) && four(self.stride_b);
         (quad_a, quad_b)
     }
+
+    /// The tiled path's grid, where it applies: a product to form (`k` from 1 to one span of
+    /// the one-pass kernel), both quad cases, 8 render targets, a grid that fits in
+    /// `max_texture` rows.
+    pub(crate) fn tiling(
+        &self,
+        product: bool,
+        draw_buffers: u32,
+        max_texture: usize,
+    ) -> Option<Tiling> {
+        let s = &self.s;
+        let (quad_a, quad_b) = self.quads();
+        if !(product && quad_a && quad_b && s.k <= GENERIC_SPAN && draw_buffers >= 8) {
+            return None;
+        }
+        let tm = s.m.div_ceil(TILE.0);
+        let tiles = tm * s.n.div_ceil(TILE.1);
+        let total = tiles.checked_mul(self.count)?;
+        let width = total.clamp(1, GRID_WIDTH);
+        let height = total.div_ceil(width).max(1);
+        (height <= max_texture).then_some(Tiling {
+            tm,
+            tiles,
+            width,
+            height,
+        })
+    }
+
+    /// C's distance between products as the kernels take it: with one product, its span (any
+    /// stride past it keeps the products apart).
+    fn c_stride(&self) -> usize {
+        if self.count == 1 {
+            self.s.c_span()
+        } else {
+            self.stride_c
+        }
+    }
 }
 
 impl Context {
-    /// The batch in one pass per span of k, after the checks; `a` and `b` in column-major
-    /// order.
+    /// The batch in one pass per span of k (or two passes on the tiled path), after the
+    /// checks; `a` and `b` in column-major order.
     pub(crate) fn batched(
         &self,
         bt: &Batch,
@@ -199,17 +255,20 @@ impl Context {
         c: &mut Buffer,
     ) -> Result<()> {
         let inner = &self.inner;
-        let prog = inner.program(&GEMM_BATCHED)?;
         let s = &bt.s;
         let product = alpha != 0.0 && s.k > 0;
+        let info = self.info();
+        if let Some(t) = bt.tiling(
+            product,
+            info.max_draw_buffers,
+            info.max_texture_size as usize,
+        ) {
+            return self.batched_tiled(bt, &t, alpha, (a, b), beta, c);
+        }
+        let prog = inner.program(&GEMM_BATCHED)?;
         let (k, alpha) = if product { (s.k, alpha) } else { (0, 0.0) };
         let (quad_a, quad_b) = bt.quads();
-        // One product's C: any stride past its span keeps the products apart.
-        let stride_c = if bt.count == 1 {
-            s.c_span()
-        } else {
-            bt.stride_c
-        };
+        let stride_c = bt.c_stride();
         let cl = c.layout();
         let out = in_spans(inner, k, (cl.width, cl.height), |gl, prev, k0, k1, out| {
             gl.use_program(&prog);
@@ -241,6 +300,72 @@ impl Context {
             gl.set_f32(&prog, "beta", if prev.is_some() { 1.0 } else { beta });
             gl.draw(&[out], cl.width, cl.height);
         })?;
+        inner.give_surface(c.replace_surface(out));
+        Ok(())
+    }
+
+    /// The tiled path: every product's tiles into 8 targets, then merged into C.
+    fn batched_tiled(
+        &self,
+        bt: &Batch,
+        t: &Tiling,
+        alpha: f32,
+        (a, b): (&Buffer, &Buffer),
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let inner = &self.inner;
+        let s = &bt.s;
+        let (w, h) = (t.width as u32, t.height as u32);
+        let mut prods = Vec::with_capacity(8);
+        for _ in 0..8 {
+            prods.push(inner.take_surface(w, h)?);
+        }
+        let set_grid = |gl: &crate::gl::Gl, p: &crate::gl::Program| {
+            gl.set_i32(p, "n", s.n as i32);
+            gl.set_i32(p, "batch", bt.count as i32);
+            gl.set_i32(p, "tm", t.tm as i32);
+            gl.set_i32(p, "tiles", t.tiles as i32);
+            gl.set_i32(p, "grid_width", t.width as i32);
+        };
+        let prog = inner.program(&GEMM_BATCHED_TILE)?;
+        {
+            let gl = inner.enter()?;
+            gl.use_program(&prog);
+            a.bind(gl, &prog, 0, "a", "a_width");
+            b.bind(gl, &prog, 1, "b", "b_width");
+            gl.set_i32(&prog, "lda", s.a.ld as i32);
+            gl.set_i32(&prog, "stride_a", bt.stride_a as i32);
+            gl.set_i32(&prog, "ldb", s.b.ld as i32);
+            gl.set_i32(&prog, "stride_b", bt.stride_b as i32);
+            set_grid(gl, &prog);
+            gl.set_i32(&prog, "k0", 0);
+            gl.set_i32(&prog, "k1", s.k as i32);
+            let targets: Vec<&crate::gl::Surface> = prods.iter().collect();
+            gl.draw(&targets, w, h);
+        }
+        let merge = inner.program(&GEMM_BATCHED_MERGE)?;
+        let cl = c.layout();
+        let out = inner.take_surface(cl.width, cl.height)?;
+        {
+            let gl = inner.enter()?;
+            gl.use_program(&merge);
+            const PRODUCTS: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+            for (i, (name, p)) in PRODUCTS.iter().zip(&prods).enumerate() {
+                gl.set_texture(&merge, name, i as u32, p);
+            }
+            c.bind(gl, &merge, 8, "c", "c_width");
+            gl.set_i32(&merge, "ldc", s.ldc as i32);
+            gl.set_i32(&merge, "stride_c", bt.c_stride() as i32);
+            gl.set_i32(&merge, "m", s.m as i32);
+            set_grid(gl, &merge);
+            gl.set_f32(&merge, "alpha", alpha);
+            gl.set_f32(&merge, "beta", beta);
+            gl.draw(&[&out], cl.width, cl.height);
+        }
+        for p in prods {
+            inner.give_surface(p);
+        }
         inner.give_surface(c.replace_surface(out));
         Ok(())
     }
