@@ -7,10 +7,12 @@
 // one-texel-a-fragment kernel, gemm_batched.frag, makes 5 for 16).
 //
 // Fragment t = y*grid_width + x is tile t of the batch: product p = t / tiles, and there
-// tile r = t - p*tiles, rows 8*(r % tm) .. +7, columns 4*(r / tm) .. +3. Target c holds
-// rows 0..3 of the tile's column c, target 4 + c rows 4..7. Rows past m and columns past n
-// are computed from whatever the texels hold there (a clamped column, the gap after a
-// column) and never read back. The summed index runs over [k0, k1).
+// tile r = t - p*tiles, rows 8*(r % tm) .. +7, columns 4*(r / tm) .. +3 (a row of the grid
+// holds whole products side by side: laying each product out as a block of the grid, for
+// neighbouring fragments to share its rows and columns, made the H100 slower, 326 -> 293
+// GFLOP/s at 1000 x 64^3). Target c holds rows 0..3 of the tile's column c, target 4 + c
+// rows 4..7. Rows past m and columns past n are computed from whatever the texels hold
+// there and never read back. The summed index runs over [k0, k1).
 uniform sampler2D a;
 uniform int a_width;
 uniform int lda;
@@ -35,12 +37,6 @@ layout(location = 5) out vec4 o5;
 layout(location = 6) out vec4 o6;
 layout(location = 7) out vec4 o7;
 
-// Texel e of s, clamped to the texture.
-vec4 texel(sampler2D s, int width, int e) {
-    ivec2 size = textureSize(s, 0);
-    return load_texel(s, width, min(e, size.x * size.y - 1));
-}
-
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int t = g.y * grid_width + g.x;
@@ -48,29 +44,37 @@ void main() {
     int r = t - (t / tiles) * tiles;
     int i0 = 8 * (r % tm);
     int j0 = 4 * (r / tm);
-    // Texel positions (in fours of elements) of rows i0.. of column 0 of A_p, and of k = 0
-    // of columns j0.. of B_p.
-    int ap = (p * stride_a + i0) >> 2;
+    // Positions of the texels of rows i0.. of column k0 of A_p, and of k0.. of columns
+    // j0.. of B_p, stepped by addition (a division a fetch made the integer units, not the
+    // fetches, the bound). Positions past a texture (rows past m, columns past n of the
+    // last product) read undefined values that are never used.
     int lda4 = lda >> 2;
-    int bp = p * stride_b;
-    int b0 = (bp + j0 * ldb) >> 2;
-    int b1 = (bp + (j0 + 1) * ldb) >> 2;
-    int b2 = (bp + (j0 + 2) * ldb) >> 2;
-    int b3 = (bp + (j0 + 3) * ldb) >> 2;
+    ivec2 da = texel_pos(lda4, a_width);
+    ivec2 pa = texel_pos(((p * stride_a + i0) >> 2) + k0 * lda4, a_width);
+    int bp = (p * stride_b + k0) >> 2;
+    int ldb4 = ldb >> 2;
+    ivec2 q0 = texel_pos(bp + j0 * ldb4, b_width);
+    ivec2 q1 = texel_pos(bp + (j0 + 1) * ldb4, b_width);
+    ivec2 q2 = texel_pos(bp + (j0 + 2) * ldb4, b_width);
+    ivec2 q3 = texel_pos(bp + (j0 + 3) * ldb4, b_width);
+    ivec2 one = ivec2(1, 0);
     vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
     vec4 c4 = vec4(0.0), c5 = vec4(0.0), c6 = vec4(0.0), c7 = vec4(0.0);
     for (int l = k0; l < k1; l += 4) {
-        int lq = l >> 2;
-        vec4 v0 = texel(b, b_width, b0 + lq);
-        vec4 v1 = texel(b, b_width, b1 + lq);
-        vec4 v2 = texel(b, b_width, b2 + lq);
-        vec4 v3 = texel(b, b_width, b3 + lq);
+        vec4 v0 = texelFetch(b, q0, 0);
+        vec4 v1 = texelFetch(b, q1, 0);
+        vec4 v2 = texelFetch(b, q2, 0);
+        vec4 v3 = texelFetch(b, q3, 0);
+        q0 = advance(q0, one, b_width);
+        q1 = advance(q1, one, b_width);
+        q2 = advance(q2, one, b_width);
+        q3 = advance(q3, one, b_width);
         for (int q = 0; q < 4; ++q) {
             // Values of k past k1 are another column's or a gap's: not multiplied.
             if (l + q < k1) {
-                int e = ap + (l + q) * lda4;
-                vec4 lo = texel(a, a_width, e);
-                vec4 hi = texel(a, a_width, e + 1);
+                vec4 lo = texelFetch(a, pa, 0);
+                vec4 hi = texelFetch(a, advance(pa, one, a_width), 0);
+                pa = advance(pa, da, a_width);
                 c0 += lo * v0[q];
                 c1 += lo * v1[q];
                 c2 += lo * v2[q];
