@@ -335,3 +335,22 @@ fn ssyr2k_sblat3_case_under_every_kernel() {
     }
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
 }
+
+/// From order 2048 the triangle is first halved (a square block between the halves, each
+/// half in column blocks): both routines, both triangles and transposes, both layouts, with
+/// a short k to keep it quick.
+#[test]
+fn ssyrk_ssyr2k_halved_triangles() {
+    let mut r = rng(36);
+    let mut c = 0usize;
+    for two in [false, true] {
+        for uplo in [Uplo::Upper, Uplo::Lower] {
+            for trans in [Transpose::NoTrans, Transpose::Trans] {
+                let layout = [Layout::ColMajor, Layout::RowMajor][c % 2];
+                let scalars = [(0.7, 1.0, 0), (-1.0, 0.0, 3)][(c / 2) % 2];
+                syrk_case(&mut r, two, (layout, uplo, trans), 2100, 3, scalars);
+                c += 1;
+            }
+        }
+    }
+}
