@@ -5,8 +5,10 @@
 //! Only the `uplo` triangle of C is read and written. C is updated in column blocks
 //! ([`blocks_of`]): block `[j0, j1)` is one sgemm on the part of the block that holds the
 //! triangle (rows `0..j1` of an upper C, `j0..n` of a lower one), its diagonal square masked
-//! on write (`Window::Upper`/`Lower`), so 5/8 of a full product is computed and every
-//! pass draws only the texels of its block.
+//! on write (`Window::Upper`/`Lower`), so with 4 blocks 5/8 of a full product is computed
+//! and every pass draws only the texels of its block. From order [`HALVE_FROM`] the
+//! triangle is first halved ([`parts_of`]): the square between the halves is one sgemm,
+//! and each half is a triangle in column blocks.
 //!
 //! Reference SSYRK and SSYR2K with `Transpose::NoTrans` leave out the terms whose factor
 //! from column j's row of A (and B) is zero. The sgemm passes form every term, so where A or
@@ -73,13 +75,15 @@ pub(crate) fn syrk_call(
     })
 }
 
-/// The column blocks `[j0, j1)` C is updated in: 4 of them (rounded to multiples of 32
-/// columns), so the computed part is 5/8 of a full product, and one for `n <= 32`. More and
-/// narrower blocks compute less but each sgemm runs slower: on the H100, ssyrk 4096 ran at
-/// 931, 908 and 694 GFLOP/s with 4, 8 and 16 blocks
-/// (`bench-results/h100-level3-block-sweep.txt`).
+/// The column blocks `[j0, j1)` C is updated in: one per 512 columns, at most 4 (rounded
+/// to multiples of 32 columns); 4 blocks compute 5/8 of a full product, 2 blocks 3/4, one
+/// block all of it. More and narrower blocks compute less but each sgemm runs slower, and
+/// each costs a call: on the H100, ssyrk 4096 ran at 931, 908 and 694 GFLOP/s with 4, 8
+/// and 16 blocks (`bench-results/h100-level3-block-sweep.txt`), ssyrk 1024 at 518, 529,
+/// 441 and 475 with 1, 2, 3 and 4 (session 12).
 pub(crate) fn blocks_of(n: usize) -> Vec<(usize, usize)> {
-    let nb = n.div_ceil(4).next_multiple_of(32).max(32);
+    let count = n.div_ceil(512).clamp(1, 4);
+    let nb = n.div_ceil(count).next_multiple_of(32).max(32);
     (0..n.div_ceil(nb))
         .map(|b| (b * nb, ((b + 1) * nb).min(n)))
         .collect()
@@ -93,22 +97,29 @@ pub(crate) const HALVE_FROM: usize = 2048;
 pub(crate) enum Part {
     /// Columns `[j0, j1)` of the triangle of rows and columns `[t0, t1)`: rows `j0..t1`,
     /// their diagonal square masked on write.
-    Columns { t: (usize, usize), j: (usize, usize) },
+    Columns {
+        t: (usize, usize),
+        j: (usize, usize),
+    },
     /// A full block: rows `[r0, r1)`, columns `[c0, c1)`.
-    Square { r: (usize, usize), c: (usize, usize) },
+    Square {
+        r: (usize, usize),
+        c: (usize, usize),
+    },
 }
 
 /// The sgemms of an update of an `n x n` triangle: below [`HALVE_FROM`], the column blocks
 /// of [`blocks_of`]; from it, the square below the diagonal between the halves (one large
-/// sgemm) and each half's triangle in its own column blocks. Both compute 5/8 of a full
-/// product on their triangle, so the halved one computes 9/16 of the whole: on the H100
-/// its larger sgemms run faster than the narrow full-height blocks they replace.
+/// sgemm) and each half's triangle in its own column blocks (at 4096: 9/16 of a full
+/// product computed instead of 5/8; on the H100 ssyrk 930 -> 957 GFLOP/s).
 pub(crate) fn parts_of(n: usize) -> Vec<Part> {
     let columns = |t0: usize, t1: usize| {
-        blocks_of(t1 - t0).into_iter().map(move |(j0, j1)| Part::Columns {
-            t: (t0, t1),
-            j: (t0 + j0, t0 + j1),
-        })
+        blocks_of(t1 - t0)
+            .into_iter()
+            .map(move |(j0, j1)| Part::Columns {
+                t: (t0, t1),
+                j: (t0 + j0, t0 + j1),
+            })
     };
     if n < HALVE_FROM {
         return columns(0, n).collect();
@@ -223,11 +234,9 @@ impl SyrkCall {
             // Rows r0..r1 and columns j0..j1 of C (for an upper C, the transpose of the
             // lower part), the window of a column block starting at its diagonal square.
             let (r, j, window) = match part {
-                Part::Columns { t, j } if upper => (
-                    (t.0, j.1),
-                    j,
-                    Window::Upper(-((j.0 - t.0) as i64)),
-                ),
+                Part::Columns { t, j } if upper => {
+                    ((t.0, j.1), j, Window::Upper(-((j.0 - t.0) as i64)))
+                }
                 Part::Columns { t, j } => ((j.0, t.1), j, Window::Lower(0)),
                 Part::Square { r, c } if upper => (c, r, Window::Full),
                 Part::Square { r, c } => (r, c, Window::Full),
@@ -400,7 +409,10 @@ mod tests {
             assert!(b.iter().all(|(j0, _)| j0 % 32 == 0));
         }
         assert_eq!(blocks_of(4096).len(), 4);
-        assert_eq!(blocks_of(129).len(), 3);
+        assert_eq!(blocks_of(2048).len(), 4);
+        assert_eq!(blocks_of(1024).len(), 2);
+        assert_eq!(blocks_of(512).len(), 1);
+        assert_eq!(blocks_of(129).len(), 1);
     }
 
     #[test]
@@ -427,12 +439,15 @@ mod tests {
                     assert_eq!(seen[i + j * n], u8::from(i >= j), "n {n} ({i}, {j})");
                 }
             }
-            // 5/8 of the full product below HALVE_FROM, 9/16 from it (blocks rounded up).
+            // From HALVE_FROM, the square and 4 blocks a half (of 1024 or more): 9/16 of the
+            // full product (blocks rounded up); below it, 2 to 4 blocks.
             let share = computed as f64 / (n * n) as f64;
-            if n >= HALVE_FROM {
+            if n >= 4096 {
                 assert!(parts_of(n).len() == 9 && share < 0.6, "n {n}: {share}");
+            } else if n >= 2048 {
+                assert!(share < 0.69, "n {n}: {share}");
             } else if n >= 1000 {
-                assert!(share < 0.66, "n {n}: {share}");
+                assert!(share < 0.76, "n {n}: {share}");
             }
         }
     }
