@@ -92,7 +92,7 @@ pub use device::buffer::{Buffer, PendingRead};
 pub use device::calibrate::Ceilings;
 pub use device::context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
 pub use error::{Error, Result};
-pub use gl::{GlStat, GlTimes};
+pub use gl::{GlStat, GlTimes, KernelTime};
 #[cfg(feature = "ndarray")]
 pub use interop::nd;
 pub use shared::{SharedBuffer, SharedCblas, SharedContext, SharedPendingRead};

@@ -11,7 +11,7 @@ use crate::device::pool::{log_cost, Resources};
 use crate::device::tune::{Tuner, Tuning, TUNE_ENV};
 use crate::error::{Error, Result};
 use crate::gl::egl::{self, EglContext};
-use crate::gl::{Gl, GlBuffer, GlTimes, Program, Surface};
+use crate::gl::{Gl, GlBuffer, GlTimes, KernelTime, Program, Surface};
 use crate::layout::TexLayout;
 
 pub use crate::device::info::DeviceInfo;
@@ -58,12 +58,13 @@ pub struct ContextOptions {
     /// ([`DeviceInfo::image_stores`]); `Some(true)` wherever the device can, software
     /// included; `Some(false)` never. Results are the same either way.
     pub image_stores: Option<bool>,
-    /// Whether the triangular solves of level 2 (strsv, stbsv, stpsv) invert every diagonal
+    /// Whether the triangular solves (strsv, stbsv, stpsv and strsm) invert every diagonal
     /// block of 64 unknowns in one pass and apply the inverses, instead of solving each
-    /// block in turn by substitution in one warp. `None` does so on hardware devices (where
-    /// thousands of independent substitutions at once cost about what one does); `Some`
-    /// forces either. A fragment that meets an Inf or NaN solves by substitution either
-    /// way, so results follow reference BLAS's loops in both.
+    /// block in turn by substitution (level 2: in one warp; strsm: on blocks of 16 rows).
+    /// `None` does so on hardware devices (where thousands of independent substitutions at
+    /// once cost about what one does); `Some` forces either. A fragment that meets an Inf or
+    /// NaN solves by substitution either way, so results follow reference BLAS's loops in
+    /// both.
     pub inverse_solves: Option<bool>,
     /// Whether the context counts the host time of its GL calls by kind of work (draws,
     /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
@@ -98,7 +99,7 @@ pub(crate) struct Inner {
     reduce_fan_in: Cell<u32>,
     /// Whether the level-1 update routines write in place through image stores.
     pub(crate) in_place_level1: bool,
-    /// Whether level 2's triangular solves apply inverted diagonal blocks
+    /// Whether the triangular solves (level 2's and strsm) apply inverted diagonal blocks
     /// ([`ContextOptions::inverse_solves`]).
     pub(crate) inverse_solves: bool,
     programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
@@ -304,6 +305,28 @@ impl Context {
     /// # Ok::<(), fragblas::Error>(())
     /// ```
     pub fn take_gl_times(&self) -> Option<GlTimes> {
+        self.take_gl_profile().map(|(t, _)| t)
+    }
+
+    /// [`Context::take_gl_times`] with the GPU's time by kernel: each timestamped draw's
+    /// GPU time (from the previous draw's end to its own; desktop GL only) added to its
+    /// kernel's (file and defines), largest first. When the GPU, not the host, sets the
+    /// pace (a loop of resident calls), this is where a call's GPU time goes, pass by pass
+    /// (`examples/passes.rs`).
+    ///
+    /// ```
+    /// use fragblas::{Context, ContextOptions};
+    /// let ctx = Context::with_options(ContextOptions { profile: Some(true), ..Default::default() })?;
+    /// let mut x = ctx.upload(&[1.0; 64])?;
+    /// ctx.sscal(64, 2.0, &mut x, 1)?;
+    /// ctx.sscal(64, 2.0, &mut x, 1)?;
+    /// let (times, kernels) = ctx.take_gl_profile().expect("profiling is on");
+    /// assert!(times.draws.calls >= 2);
+    /// // Desktop GL names the kernels (the first draw has no earlier one to time from).
+    /// assert!(kernels.iter().all(|k| k.draws >= 1 && k.kernel.contains(".frag")));
+    /// # Ok::<(), fragblas::Error>(())
+    /// ```
+    pub fn take_gl_profile(&self) -> Option<(GlTimes, Vec<KernelTime>)> {
         self.inner.gl.take_times()
     }
 
@@ -375,7 +398,7 @@ impl Inner {
         let (vs, fs) = k.sources(&self.preludes);
         let p = Rc::new(log_cost(
             || format!("compiled {}", k.name),
-            || gl.compile(k.name, &vs, &fs),
+            || gl.compile((k.name, k.label()), &vs, &fs),
         )?);
         self.programs.borrow_mut().insert(k.key(), p.clone());
         Ok(p)

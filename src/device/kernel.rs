@@ -72,6 +72,20 @@ impl Kernel {
         self
     }
 
+    /// The kernel's file and its defines, e.g. `level2/trsv.frag PASS=3 NB=64 VEC4=1`: how
+    /// profiles name it.
+    pub(crate) fn label(&self) -> String {
+        let defines = self
+            .defines
+            .lines()
+            .filter_map(|l| l.strip_prefix("#define "))
+            .map(|d| d.trim().replacen(' ', "=", 1));
+        std::iter::once(self.name.to_string())
+            .chain(defines)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The same kernel compiled with `defines` (`#define` lines).
     pub(crate) const fn defines(mut self, defines: &'static str) -> Self {
         self.defines = defines;
@@ -214,6 +228,13 @@ mod tests {
     use super::*;
 
     static PLAIN: Kernel = crate::kernel!("common/calib_copy.frag");
+
+    #[test]
+    fn labels_name_the_file_and_defines() {
+        assert_eq!(PLAIN.label(), "common/calib_copy.frag");
+        let k = crate::kernel!("common/calib_copy.frag").defines("#define A 1\n#define B x y");
+        assert_eq!(k.label(), "common/calib_copy.frag A=1 B=x y");
+    }
 
     #[test]
     fn sources_put_prelude_defines_helpers_and_body_in_order() {

@@ -14,7 +14,7 @@ const TINY_BITS: u32 = 0x0000_0200;
 /// Whether the pipeline's arithmetic turns `2^-140 * 2` into 0.
 pub(crate) fn flushes_subnormals(gl: &Gl, preludes: &Preludes) -> Result<bool> {
     let (vs, fs) = PROBE_SUBNORMAL.sources(preludes);
-    let prog = gl.compile(PROBE_SUBNORMAL.name, &vs, &fs)?;
+    let prog = gl.compile((PROBE_SUBNORMAL.name, PROBE_SUBNORMAL.label()), &vs, &fs)?;
     let target = match gl.create_surface(1, 1) {
         Ok(t) => t,
         Err(e) => {

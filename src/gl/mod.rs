@@ -24,7 +24,7 @@ use glow::HasContext;
 pub(crate) use buffer::{GlBuffer, Readback};
 use profile::GlWork;
 pub(crate) use profile::Profile;
-pub use profile::{GlStat, GlTimes};
+pub use profile::{GlStat, GlTimes, KernelTime};
 pub(crate) use program::Program;
 pub(crate) use texture::Surface;
 

@@ -5,6 +5,7 @@
 //! GL has them (ARB_timer_query, core since 3.3), read when the times are taken.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use glow::HasContext;
@@ -85,15 +86,29 @@ impl GlTimes {
     }
 }
 
+/// The GPU time of one kernel's draws (see [`crate::Context::take_gl_profile`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelTime {
+    /// The kernel's file under `glsl/` and its defines, e.g.
+    /// `level2/trsv.frag PASS=3 NB=64 VEC4=1`.
+    pub kernel: String,
+    /// Draws timed.
+    pub draws: u64,
+    /// GPU time, each draw's from the end of the draw before it to its own end.
+    pub time: Duration,
+}
+
 /// The counters of one context: `None` when profiling is off (one branch per wrapped call).
 #[derive(Default)]
 pub(crate) struct Profile(Option<RefCell<GlTimes>>, RefCell<Timestamps>);
 
-/// GPU timestamp queries issued after draws and not read yet, and spare ones to reuse.
+/// GPU timestamp queries issued after draws and not read yet (with the kernel each draw
+/// ran), spare ones to reuse, and the program in use.
 #[derive(Default)]
 struct Timestamps {
-    pending: Vec<glow::Query>,
+    pending: Vec<(glow::Query, Rc<str>)>,
     spare: Vec<glow::Query>,
+    program: Option<Rc<str>>,
 }
 
 impl Profile {
@@ -103,6 +118,13 @@ impl Profile {
 
     fn on(&self) -> bool {
         self.0.is_some()
+    }
+
+    /// When profiling: the program later draws run (its label).
+    pub(crate) fn set_program(&self, label: &Rc<str>) {
+        if self.on() {
+            self.1.borrow_mut().program = Some(label.clone());
+        }
     }
 
     /// Runs `f`, adding its time to `w`'s counter when profiling is on.
@@ -154,13 +176,17 @@ impl Gl {
         };
         // SAFETY: as above; TIMESTAMP is the only target glQueryCounter takes.
         unsafe { self.gl.query_counter(q, glow::TIMESTAMP) };
-        ts.pending.push(q);
+        let program = ts
+            .program
+            .clone()
+            .unwrap_or_else(|| Rc::from("(no program)"));
+        ts.pending.push((q, program));
     }
 
     /// The host time spent in GL calls by kind since the last call, then reset, with the
-    /// GPU time between the timestamped draws (waiting for their queries); `None` when the
-    /// context was made without profiling.
-    pub(crate) fn take_times(&self) -> Option<GlTimes> {
+    /// GPU time between the timestamped draws (waiting for their queries) in all and by
+    /// kernel (largest first); `None` when the context was made without profiling.
+    pub(crate) fn take_times(&self) -> Option<(GlTimes, Vec<KernelTime>)> {
         let mut times = self.profile.take()?;
         let mut ts = self.profile.1.borrow_mut();
         let pending = std::mem::take(&mut ts.pending);
@@ -169,7 +195,7 @@ impl Gl {
         // this crate, so the "offset" is the address of `v`, which holds the one u64 written.
         let stamps: Vec<u64> = pending
             .iter()
-            .map(|&q| unsafe {
+            .map(|&(q, _)| unsafe {
                 let mut v = [0u64];
                 self.gl.get_query_parameter_u64_with_offset(
                     q,
@@ -179,20 +205,37 @@ impl Gl {
                 v[0]
             })
             .collect();
-        ts.spare.extend(pending);
+        let mut kernels: Vec<KernelTime> = Vec::new();
+        for (i, (_, label)) in pending.iter().enumerate().skip(1) {
+            let t = Duration::from_nanos(stamps[i].saturating_sub(stamps[i - 1]));
+            match kernels.iter_mut().find(|k| *k.kernel == **label) {
+                Some(k) => {
+                    k.draws += 1;
+                    k.time += t;
+                }
+                None => kernels.push(KernelTime {
+                    kernel: label.to_string(),
+                    draws: 1,
+                    time: t,
+                }),
+            }
+        }
+        kernels.sort_by_key(|k| std::cmp::Reverse(k.time));
+        ts.spare.extend(pending.into_iter().map(|(q, _)| q));
         if let (Some(first), Some(last)) = (stamps.first(), stamps.last()) {
             times.gpu = GlStat {
                 calls: stamps.len() as u64,
                 time: Duration::from_nanos(last.saturating_sub(*first)),
             };
         }
-        Some(times)
+        Some((times, kernels))
     }
 
     /// Deletes the timestamp queries; at teardown.
     pub(crate) fn release_queries(&self) {
         let ts = &mut *self.profile.1.borrow_mut();
-        for q in ts.pending.drain(..).chain(ts.spare.drain(..)) {
+        let pending = ts.pending.drain(..).map(|(q, _)| q);
+        for q in pending.chain(ts.spare.drain(..)) {
             // SAFETY: created by this context, deleted once.
             unsafe { self.gl.delete_query(q) };
         }

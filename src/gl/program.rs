@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 /// A linked program with its uniform locations looked up once.
 pub(crate) struct Program {
     name: &'static str,
+    /// The kernel's file and defines (profiles name draws by it).
+    pub(crate) label: std::rc::Rc<str>,
     program: glow::Program,
     locations: RefCell<HashMap<&'static str, Option<glow::UniformLocation>>>,
 }
@@ -36,7 +38,12 @@ impl Gl {
 
     /// Compiles and links a program; failures carry the driver's log. The vertex shader
     /// object is compiled once per source and kept for every later program.
-    pub(crate) fn compile(&self, name: &'static str, vs: &str, fs: &str) -> Result<Program> {
+    pub(crate) fn compile(
+        &self,
+        (name, label): (&'static str, String),
+        vs: &str,
+        fs: &str,
+    ) -> Result<Program> {
         let vertex = self.vertex_shader(name, vs)?;
         let fragment = self.compile_shader(name, glow::FRAGMENT_SHADER, fs)?;
         let gl = &self.gl;
@@ -64,6 +71,7 @@ impl Gl {
             }
             Ok(Program {
                 name,
+                label: label.into(),
                 program,
                 locations: RefCell::new(HashMap::new()),
             })
@@ -114,6 +122,7 @@ impl Gl {
 
     /// Makes `p` the current program.
     pub(crate) fn use_program(&self, p: &Program) {
+        self.profile.set_program(&p.label);
         // SAFETY: `p` is a linked program of this context.
         self.profile.time(GlWork::State, || unsafe {
             self.gl.use_program(Some(p.program))
