@@ -94,14 +94,22 @@ void main() {
         ok = ok && finite(wv) && finite(i0) && finite(i1) && finite(i2) && finite(i3);
         x += i0 * wv.x + i1 * wv.y + i2 * wv.z + i3 * wv.w;
     }
+    // Rows past the block (past the matrix) keep W's values.
+    bvec4 mine = lessThan(ivec4(4 * p.x) + lanes, ivec4(r1));
+#if EVERY_LANE
+    // Every fragment substitutes and the result is chosen: Mesa's softpipe (GL 3.3)
+    // computes wrong values where only some fragments of a quad run the substitution's
+    // loops over its arrays (issue 31's fault, met again here: NaN for Inf).
+    vec4 s = substitute(p);
+    result = ok && finite(x) ? select4(texelFetch(w, p, 0), x, mine) : s;
+#else
     // A branch, not a ?: (level2/trsv.frag: with ?: the H100 substituted in every fragment).
     if (ok && finite(x)) {
-        // Rows past the block (past the matrix) keep W's values.
-        bvec4 mine = lessThan(ivec4(4 * p.x) + lanes, ivec4(r1));
         result = select4(texelFetch(w, p, 0), x, mine);
     } else {
         result = substitute(p);
     }
+#endif
 }
 
 #else

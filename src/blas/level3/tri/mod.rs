@@ -43,10 +43,15 @@ static TRI_SOLVE: Kernel =
 /// A diagonal block of a triangular solve by its inverse, a block of [`SOLVE_BLOCK`] rows
 /// (substitution where an Inf or NaN is met).
 static TRI_APPLY: Kernel = crate::kernel!("level3/tri_solve.frag")
-    .defines("#define STEP 64\n#define APPLY 1\n#define NB 64");
+    .defines("#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0");
+/// [`TRI_APPLY`] with every fragment substituting and choosing its result, for software
+/// devices (Mesa's softpipe goes wrong where only some fragments of a quad substitute).
+static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag")
+    .defines("#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 1");
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 3] = [&TRI_BLOCK, &TRI_SOLVE, &TRI_APPLY];
+pub(crate) const KERNELS: [&Kernel; 4] =
+    [&TRI_BLOCK, &TRI_SOLVE, &TRI_APPLY, &TRI_APPLY_EVERY_LANE];
 
 /// Rows of a diagonal block of a product: a lane sums at most this many terms. On the
 /// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s).
@@ -254,6 +259,7 @@ impl Tri<'_> {
             None
         };
         let (base, kernel) = match inv {
+            Some(_) if ctx.info().software => (SOLVE_BLOCK, &TRI_APPLY_EVERY_LANE),
             Some(_) => (SOLVE_BLOCK, &TRI_APPLY),
             None => (SOLVE_BASE, &TRI_SOLVE),
         };
@@ -502,5 +508,9 @@ mod tests {
         assert!(TRI_APPLY
             .defines
             .contains(&format!("#define NB {SOLVE_BLOCK}")));
+        assert_eq!(
+            TRI_APPLY.defines.replace("EVERY_LANE 0", "EVERY_LANE 1"),
+            TRI_APPLY_EVERY_LANE.defines
+        );
     }
 }
