@@ -13,6 +13,8 @@
 //! ```
 use std::time::{Duration, Instant};
 
+use rand::{rngs::StdRng, Rng, SeedableRng};
+
 use fragblas::{
     Buffer, Context, ContextOptions, Diag, Layout::ColMajor, Side, Transpose::NoTrans, Uplo,
 };
@@ -20,16 +22,9 @@ use fragblas::{
 /// Calls per timed loop.
 const CALLS: u32 = 20;
 
-fn random(len: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2_654_435_761).max(1);
-    (0..len)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s % 2001) as f32 / 1000.0 - 1.0
-        })
-        .collect()
+fn random(len: usize, seed: u64) -> Vec<f32> {
+    let mut r = StdRng::seed_from_u64(seed);
+    (0..len).map(|_| r.gen_range(-1.0f32..1.0)).collect()
 }
 
 /// A well-conditioned n x n triangle (diagonal 2 + n/100, small off-diagonal values).
@@ -118,48 +113,27 @@ fn main() -> fragblas::Result<()> {
             if n < 1024 {
                 continue;
             }
-            let name = format!("strsm {n} ({path})");
-            if wanted(&name) {
+            // strsm on both solve paths, strmm once; each from a copy of the same B.
+            for solve in [true, false] {
+                let name = if solve {
+                    format!("strsm {n} ({path})")
+                } else {
+                    format!("strmm {n}")
+                };
+                if !wanted(&name) || !(solve || inverse) {
+                    continue;
+                }
                 let b0 = ctx.upload(&random(n * n, 4))?;
-                let mut b = ctx.zeros(n * n)?;
-                run(&ctx, &name, &mut || {
-                    ctx.scopy(ni * ni, &b0, 1, &mut b, 1)?;
-                    ctx.strsm(
-                        ColMajor,
-                        Side::Left,
-                        Uplo::Lower,
-                        NoTrans,
-                        Diag::NonUnit,
-                        ni,
-                        ni,
-                        1.0,
-                        &a,
-                        ni,
-                        &mut b,
-                        ni,
-                    )
-                })?;
-            }
-            let name = format!("strmm {n}");
-            if inverse && wanted(&name) {
-                let b0 = ctx.upload(&random(n * n, 5))?;
                 let mut b: Buffer = ctx.zeros(n * n)?;
+                let modes = (Side::Left, Uplo::Lower, NoTrans, Diag::NonUnit);
                 run(&ctx, &name, &mut || {
                     ctx.scopy(ni * ni, &b0, 1, &mut b, 1)?;
-                    ctx.strmm(
-                        ColMajor,
-                        Side::Left,
-                        Uplo::Lower,
-                        NoTrans,
-                        Diag::NonUnit,
-                        ni,
-                        ni,
-                        0.5,
-                        &a,
-                        ni,
-                        &mut b,
-                        ni,
-                    )
+                    let (s, u, t, d) = modes;
+                    if solve {
+                        ctx.strsm(ColMajor, s, u, t, d, ni, ni, 1.0, &a, ni, &mut b, ni)
+                    } else {
+                        ctx.strmm(ColMajor, s, u, t, d, ni, ni, 0.5, &a, ni, &mut b, ni)
+                    }
                 })?;
             }
             let name = format!("ssyrk {n}");

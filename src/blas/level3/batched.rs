@@ -11,6 +11,7 @@
 //! or B reuses one matrix in every product; the C's must not overlap (an error naming
 //! `stride_c`), and strides are not negative.
 
+use crate::blas::level3::gemm::passes::PRODUCTS;
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
 use crate::blas::passes::{in_spans, GENERIC_SPAN};
 use crate::blas::types::{Layout, Transpose};
@@ -322,7 +323,6 @@ impl Context {
             prods.push(inner.take_surface(w, h)?);
         }
         let set_grid = |gl: &crate::gl::Gl, p: &crate::gl::Program| {
-            gl.set_i32(p, "n", s.n as i32);
             gl.set_i32(p, "batch", bt.count as i32);
             gl.set_i32(p, "tm", t.tm as i32);
             gl.set_i32(p, "tiles", t.tiles as i32);
@@ -350,7 +350,6 @@ impl Context {
         {
             let gl = inner.enter()?;
             gl.use_program(&merge);
-            const PRODUCTS: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
             for (i, (name, p)) in PRODUCTS.iter().zip(&prods).enumerate() {
                 gl.set_texture(&merge, name, i as u32, p);
             }
@@ -358,6 +357,7 @@ impl Context {
             gl.set_i32(&merge, "ldc", s.ldc as i32);
             gl.set_i32(&merge, "stride_c", bt.c_stride() as i32);
             gl.set_i32(&merge, "m", s.m as i32);
+            gl.set_i32(&merge, "n", s.n as i32);
             set_grid(gl, &merge);
             gl.set_f32(&merge, "alpha", alpha);
             gl.set_f32(&merge, "beta", beta);

@@ -180,8 +180,8 @@ fn merge_into_c(
     Ok(out)
 }
 
-/// Names of the product textures of the 8-target merges.
-const PRODUCTS: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
+/// Names of the product textures of the 8-target merges (sgemm's and batched sgemm's).
+pub(crate) const PRODUCTS: [&str; 8] = ["p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"];
 
 /// The operand op(M)^T, whose packing puts 4 columns of op(M) in a texel.
 fn by_columns(op: Operand) -> Operand {

@@ -115,7 +115,8 @@ impl Tri<'_> {
                 Src::Buf(b) => Some(b),
                 Src::C => None,
             };
-            return self.block(ctx, (out, from), Part::All, (alpha, beta), w, cols, c);
+            let whole = (Part::All, 0);
+            return self.block_pass(ctx, (out, from), whole, (alpha, beta), w, cols, c);
         }
         let s = GemmShape::block(
             (out.1 - out.0, cols, from.1 - from.0),
@@ -130,22 +131,8 @@ impl Tri<'_> {
 
     /// Rows `rows` of `c` (pitched, `cols` columns) get `alpha*T(rows, from)*W(from) +
     /// beta*c` over the `part` of the terms, in one pass of `tri_block.frag` over their
-    /// texels; W is `w` (`None`: c itself).
-    #[allow(clippy::too_many_arguments)]
-    fn block(
-        &self,
-        ctx: &Context,
-        (rows, from): ((usize, usize), (usize, usize)),
-        part: Part,
-        scalars: (f32, f32),
-        w: Option<&Buffer>,
-        cols: usize,
-        c: &mut Buffer,
-    ) -> Result<()> {
-        self.block_pass(ctx, (rows, from), (part, 0), scalars, w, cols, c)
-    }
-
-    /// [`Tri::block`], or with `grid` > 0 the grid mode of [`Tri::grid_pass`].
+    /// texels; W is `w` (`None`: c itself). With `grid` > 0, the grid mode of
+    /// [`Tri::grid_pass`] instead.
     #[allow(clippy::too_many_arguments)]
     fn block_pass(
         &self,
