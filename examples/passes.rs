@@ -10,14 +10,28 @@
 //! ```text
 //! cargo run --release --example passes                   # every case
 //! cargo run --release --example passes -- strsv strsm    # cases whose name contains these
+//! cargo run --release --example passes -- --width-cap 1024 sgemv  # buffers 1024 texels wide
 //! ```
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 use fragblas::{
-    Buffer, Context, ContextOptions, Diag, Layout::ColMajor, Side, Transpose::NoTrans, Uplo,
+    Buffer, Context, ContextOptions, Diag, Layout::ColMajor, Side, Transpose, Transpose::NoTrans,
+    Uplo,
 };
+
+/// Where a call's GPU time goes, kernel by kernel.
+#[derive(Parser)]
+struct Args {
+    /// Texels per row of buffer textures (`ContextOptions::width_cap`; the library's default
+    /// when left out).
+    #[arg(long)]
+    width_cap: Option<u32>,
+    /// Run only the cases whose name contains one of these (all when none is given).
+    filters: Vec<String>,
+}
 
 /// Calls per timed loop.
 const CALLS: u32 = 20;
@@ -77,14 +91,19 @@ fn run(
 }
 
 fn main() -> fragblas::Result<()> {
-    let filters: Vec<String> = std::env::args().skip(1).collect();
+    let args = Args::parse();
+    let filters = &args.filters;
     let wanted = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f));
     for inverse in [true, false] {
         let ctx = Context::with_options(ContextOptions {
             profile: Some(true),
             inverse_solves: Some(inverse),
+            width_cap: args.width_cap,
             ..Default::default()
         })?;
+        if inverse {
+            level2(&ctx, &wanted)?;
+        }
         let path = if inverse { "inverse" } else { "substitution" };
         for n in [256usize, 1024, 4096] {
             let ni = n as i32;
@@ -185,6 +204,107 @@ fn main() -> fragblas::Result<()> {
                     s,
                     count as i32,
                 )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// The level-2 products and rank updates at 1024 and 4096 (sgemv at 16384 too) and the band
+/// routines at 2^16 with k = 64, the table's sizes.
+fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> {
+    for n in [1024usize, 4096, 16384] {
+        let ni = n as i32;
+        let big = n > 4096;
+        let cases = [
+            "sgemv N", "sgemv T", "ssymv", "strmv", "sspmv", "stpmv", "sger", "ssyr", "sspr",
+        ];
+        if !cases.iter().any(|c| wanted(&format!("{c} {n}"))) {
+            continue;
+        }
+        let a = ctx.upload(&random(n * n, 11))?;
+        let x = ctx.upload(&random(n, 12))?;
+        let mut y = ctx.upload(&random(n, 13))?;
+        let mut b = ctx.upload(&random(n * n, 14))?;
+        let ap = ctx.upload(&random(n * (n + 1) / 2, 15))?;
+        let mut app = ctx.upload(&random(n * (n + 1) / 2, 16))?;
+        for case in cases {
+            let name = format!("{case} {n}");
+            if !wanted(&name) || (big && !case.starts_with("sgemv")) {
+                continue;
+            }
+            let (lo, u, nd) = (Uplo::Lower, NoTrans, Diag::NonUnit);
+            run(ctx, &name, &mut || match case {
+                "sgemv N" | "sgemv T" => {
+                    let t = if case == "sgemv T" {
+                        Transpose::Trans
+                    } else {
+                        NoTrans
+                    };
+                    ctx.sgemv(ColMajor, t, ni, ni, 1.0, &a, ni, &x, 1, 0.5, &mut y, 1)
+                }
+                "ssymv" => ctx.ssymv(ColMajor, lo, ni, 1.0, &a, ni, &x, 1, 0.5, &mut y, 1),
+                "strmv" => {
+                    ctx.scopy(ni, &x, 1, &mut y, 1)?;
+                    ctx.strmv(ColMajor, lo, u, nd, ni, &a, ni, &mut y, 1)
+                }
+                "sspmv" => ctx.sspmv(ColMajor, lo, ni, 1.0, &ap, &x, 1, 0.5, &mut y, 1),
+                "stpmv" => {
+                    ctx.scopy(ni, &x, 1, &mut y, 1)?;
+                    ctx.stpmv(ColMajor, lo, u, nd, ni, &ap, &mut y, 1)
+                }
+                "sger" => ctx.sger(ColMajor, ni, ni, 1e-3, &x, 1, &y, 1, &mut b, ni),
+                "ssyr" => ctx.ssyr(ColMajor, lo, ni, 1e-3, &x, 1, &mut b, ni),
+                _ => ctx.sspr(ColMajor, lo, ni, 1e-3, &x, 1, &mut app),
+            })?;
+        }
+    }
+    let (n, k) = (1usize << 16, 64usize);
+    let ni = n as i32;
+    let ki = k as i32;
+    let names = ["sgbmv 2^16 k64", "stbmv 2^16 k64"];
+    if names.iter().any(|c| wanted(c)) {
+        let lda = 2 * k + 1;
+        let band = ctx.upload(&random(lda * n, 17))?;
+        let x = ctx.upload(&random(n, 18))?;
+        let mut y = ctx.upload(&random(n, 19))?;
+        for name in names {
+            if !wanted(name) {
+                continue;
+            }
+            run(ctx, name, &mut || {
+                if name.starts_with("sgbmv") {
+                    ctx.sgbmv(
+                        ColMajor,
+                        NoTrans,
+                        ni,
+                        ni,
+                        ki,
+                        ki,
+                        1.0,
+                        &band,
+                        2 * ki + 1,
+                        &x,
+                        1,
+                        0.5,
+                        &mut y,
+                        1,
+                    )
+                } else {
+                    ctx.scopy(ni, &x, 1, &mut y, 1)?;
+                    ctx.stbmv(
+                        ColMajor,
+                        Uplo::Lower,
+                        NoTrans,
+                        Diag::NonUnit,
+                        ni,
+                        ki,
+                        &band,
+                        2 * ki + 1,
+                        &mut y,
+                        1,
+                    )
+                }
             })?;
         }
     }

@@ -537,6 +537,50 @@ fn sgemm_argument_errors_name_the_parameter() {
 }
 
 #[test]
+fn sgemv_with_interleaved_and_spread_sums_matches_blas() {
+    // The products' interleaved chunks at the default width, then with spread reads and a
+    // tail: 24 x 4092 with lda 24 in textures 64 texels wide (6 texels a column: columns 32
+    // apart share a row's place; 128 chunks of the 1023 texels of x, blocks of 64 texels, 960
+    // in whole blocks), and its transpose's shape; 300 x 500 and 1000 x 1000 between.
+    let mut r = rng(33);
+    for width in [8192, 64] {
+        let ctx = interleaved_ctx(width);
+        for (m, n) in [(24usize, 4092usize), (4092, 24), (300, 500), (1000, 1000)] {
+            for layout in [ColMajor, RowMajor] {
+                for t in [NoTrans, Trans] {
+                    let (alpha, beta) = (0.7f32, -1.0f32);
+                    let (inner, outer) = lines(layout, m, n);
+                    let lda = inner.next_multiple_of(4);
+                    let (lx, ly) = if t.is_trans() { (m, n) } else { (n, m) };
+                    let mut a = matrix(&mut r, inner, outer, lda, f32::NAN);
+                    a.extend([f32::NAN; 5]);
+                    let x = reals(&mut r, lx);
+                    let y0 = reals(&mut r, ly);
+                    let mut want = y0.clone();
+                    let (mi, ni, li) = (m as i32, n as i32, lda as i32);
+                    cpu_gemm::sgemv(layout, t, mi, ni, alpha, &a, li, &x, 1, beta, &mut want, 1);
+                    let ga = ctx.upload(&a).unwrap();
+                    let gx = ctx.upload(&x).unwrap();
+                    let mut gy = ctx.upload(&y0).unwrap();
+                    ctx.sgemv(layout, t, mi, ni, alpha, &ga, li, &gx, 1, beta, &mut gy, 1)
+                        .unwrap();
+                    let got = gy.to_vec().unwrap();
+                    let bound = gemv_bound(layout, t, mi, ni, &a, lda, &x, 1, ly, 1);
+                    let tol = |i: usize| {
+                        2.0 * (lx as f32 + 2.0)
+                            * EPS
+                            * (alpha.abs() * bound[i] + beta.abs() * y0[i].abs())
+                            + f32::MIN_POSITIVE
+                    };
+                    let what = format!("sgemv width {width} {layout:?} {t:?} m={m} n={n}");
+                    assert_close_slices(&what, &got, &want, tol);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn sgemv_matches_blas() {
     // Both contexts: the final y update renders or, where y has unit stride, runs in place.
     for ctx in both_paths() {

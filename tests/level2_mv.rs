@@ -293,6 +293,26 @@ fn ssymv_with_vec4_reads_matches_blas() {
 }
 
 #[test]
+fn ssymv_with_interleaved_and_spread_sums_matches_blas() {
+    // Interleaved chunks at the default width (no spreading), and spread with a tail: order
+    // 500 with lda 504 in textures 16 texels wide (126 texels a column: columns 8 apart share
+    // a row's place; 16 chunks, blocks of 16 texels, 112 in whole blocks), order 1000 with
+    // lda 1000 in textures 32 wide (250 texels a column: columns 16 apart; 32 chunks, blocks
+    // of 32, 224 in whole blocks). c odd gives lda = n + 4 rounded, c even lda = n.
+    let mut r = rng(305);
+    for (width, n, c) in [(8192, 257, 4), (8192, 700, 1), (16, 500, 1), (32, 1000, 0)] {
+        let ctx = interleaved_ctx(width);
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for k in 0..2 {
+                    sym_case(&ctx, &mut r, Sym::Full, layout, uplo, n, c + 34 * k, true);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn every_increment_and_scalar_at_one_size() {
     let ctx = ctx();
     let mut r = rng(303);

@@ -246,6 +246,29 @@ fn strmv_strsv_with_vec4_reads_match_blas() {
 }
 
 #[test]
+fn strmv_strsv_with_interleaved_and_spread_sums_match_blas() {
+    // As ssymv's test in level2_mv.rs: interleaved chunks at the default width, then spread
+    // reads with a tail (order 500, lda 504, textures 16 texels wide; order 1000, lda 1000,
+    // 32 wide), every triangle, transpose and diagonal.
+    let mut r = rng(406);
+    for (width, n, extra) in [(8192, 257, 3), (16, 500, 4), (32, 1000, 0)] {
+        let ctx = interleaved_ctx(width);
+        for solve in [false, true] {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for t in TRANS {
+                        for d in DIAGS {
+                            let combo = (layout, uplo, t, d);
+                            tri_case(&ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn strmv_stbmv_stpmv_match_blas() {
     sweep(&ctx(), false, 401, (0..=usize::MAX, 1));
 }

@@ -27,6 +27,24 @@ ivec2 advance(ivec2 p, ivec2 d, int w) {
     return p;
 }
 
+// Index i of [0, n) spread: within each whole block of spread*run indices, index
+// b*B + u*run + v goes to b*B + v*spread + u (a run of neighbouring indices goes to indices
+// `spread` apart); the indices past the last whole block stay where they are.
+int spread_index(int i, int n, int spread, int run) {
+    int block = spread * run;
+    if (spread <= 1 || i >= (n / block) * block) return i;
+    int r = i % block;
+    return i - r + (r % run) * spread + r / run;
+}
+
+// The inverse of spread_index: b*B + v*spread + u goes to b*B + u*run + v.
+int unspread_index(int i, int n, int spread, int run) {
+    int block = spread * run;
+    if (spread <= 1 || i >= (n / block) * block) return i;
+    int r = i % block;
+    return i - r + (r % spread) * run + r / spread;
+}
+
 vec4 load_texel(sampler2D s, int width, int t) {
     return texelFetch(s, ivec2(t % width, t / width), 0);
 }

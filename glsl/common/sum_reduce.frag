@@ -3,10 +3,21 @@
 // Four texels a round, fetched before any is added (a small pass has few fragments, and a
 // chain of one fetch at a time leaves each fetch's latency exposed); the sums keep their
 // order. Positions grow with k, so where the last of a round is inside all four are.
+// With GATHER defined, fragment p (texel t = p.y*gather_width + p.x of a vector of
+// gather_texels) starts from the position unspread_index(t) instead of p: the bands of a
+// level-2 product whose fragments computed their texels in spread order (product_vec4.frag's
+// out_spread) come back in vector order.
 uniform sampler2D src;
 uniform ivec2 src_size;
 uniform int fan_in;
 uniform ivec2 fold_step;
+
+#ifdef GATHER
+uniform int gather_width;
+uniform int gather_texels;
+uniform int gather_spread;
+uniform int spread_run;
+#endif
 
 layout(location = 0) out vec4 result;
 
@@ -16,6 +27,10 @@ bool inside(ivec2 q) {
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
+#ifdef GATHER
+    int t = p.y * gather_width + p.x;
+    p = texel_pos(unspread_index(t, gather_texels, gather_spread, spread_run), gather_width);
+#endif
     vec4 acc = vec4(0.0);
     int k = 0;
     for (; k + 4 <= fan_in; k += 4) {

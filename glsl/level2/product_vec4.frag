@@ -4,8 +4,9 @@
 // linear texel r + j*lda/4; x has increment 1, so x texel l is x_{4l..4l+3}.
 //
 // Fragment (x, y) of band s computes the four results 4t..4t+3 (t its texel in a vector laid
-// out out_width texels wide) summed over the x texels l of chunk s, [s chunk, (s+1) chunk),
-// in two parts, either of which may be absent (rule -1):
+// out out_width texels wide, or with out_spread > 1 the texel that position spreads to)
+// summed over the x texels l of chunk s (chunk_of: a run of texels, or with interleave every
+// chunks-th texel, in spread order), in two parts, either of which may be absent (rule -1):
 //   column part (rule col_rule): sum_j A(4t..4t+3, j) x_j, one texel of A per column j of
 //     x texel l (the no-transpose form, four results a fetch);
 //   row part (rule row_rule): result 4t+c += sum_i A(i, 4t+c) x_i, one texel of column
@@ -37,6 +38,11 @@ uniform int out_width;
 uniform int out_texels;
 uniform int band_rows;
 uniform int chunk;
+uniform int chunks;
+uniform int interleave;
+uniform int spread;
+uniform int spread_run;
+uniform int out_spread;
 
 layout(location = 0) out vec4 result;
 
@@ -57,40 +63,104 @@ vec4 unit(vec4 v, ivec4 i4, int j) {
     return v;
 }
 
+// The x texels of chunk s of `chunks`: the progression start, start + step, ... below end,
+// and with interleave at most one more, tail (-1: none). Without interleave a chunk is the
+// run [s*chunk, (s+1)*chunk). With it, chunk s takes every chunks-th texel, so that
+// neighbouring chunks (fragments of one warp) read at the same moment texels close together:
+// texel sigma(s + i*chunks) for i = 0, 1, ..., where sigma spreads runs of `spread_run`
+// consecutive indices `spread` texels apart within blocks of spread * spread_run texels
+// (index b*B + u*run + v goes to texel b*B + v*spread + u), so that the columns neighbouring
+// fragments read lie in neighbouring rows of A's texture, not side by side in one row: the
+// caller chooses spread from A's texture width and column length. A block is shifted by a
+// multiple of chunks as a whole, so each chunk's texels below the last whole block are still
+// a progression with step chunks; the texels past the last whole block (fewer than a block,
+// so at most one a chunk) are not moved and are the tail.
+struct Chunk {
+    int start;
+    int step;
+    int end;
+    int tail;
+};
+
+Chunk chunk_of(int s, int n) {
+    if (interleave == 0) return Chunk(s * chunk, 1, min(s * chunk + chunk, n), -1);
+    int block = spread * spread_run;
+    if (spread <= 1 || chunks % block != 0) return Chunk(s, chunks, n, -1);
+    int whole = (n / block) * block;
+    int r = s % block;
+    int start = s - r + (r % spread_run) * spread + r / spread_run;
+    int tail = whole <= s ? s : s + ((whole - s + chunks - 1) / chunks) * chunks;
+    return Chunk(start, chunks, whole, tail < n ? tail : -1);
+}
+
+// The first texel of the chunk's progression at or after v.
+int first_in(Chunk c, int v) {
+    return v <= c.start ? c.start : c.start + ((v - c.start + c.step - 1) / c.step) * c.step;
+}
+
+bool in_progression(Chunk c, int v) {
+    return v >= c.start && v < c.end && (v - c.start) % c.step == 0;
+}
+
+// The row part's terms of x texel l: results 4t+c += sum over the texel's four rows i of
+// A(i, 4t+c) x_i (texels at p0..p3 for columns j0..j0+3, x's at xp), masked to the part's
+// triangle on the diagonal block.
+vec4 row_terms(int l, int t, ivec2 xp, ivec2 p0, ivec2 p1, ivec2 p2, ivec2 p3) {
+    int j0 = 4 * t;
+    bvec4 live = live_lanes(l, rows);
+    vec4 xv = select4(vec4(0.0), texelFetch(x, xp, 0), live);
+    vec4 v0 = select4(vec4(0.0), texelFetch(a, p0, 0), live);
+    vec4 v1 = select4(vec4(0.0), texelFetch(a, p1, 0), live);
+    vec4 v2 = select4(vec4(0.0), texelFetch(a, p2, 0), live);
+    vec4 v3 = select4(vec4(0.0), texelFetch(a, p3, 0), live);
+    if (l == t) {
+        // Only here do elements outside the triangle share a texel with it.
+        ivec4 i4 = ivec4(4 * l) + ivec4(0, 1, 2, 3);
+        v0 = select4(vec4(0.0), unit(v0, i4, j0) * xv, keep(row_rule, i4, j0));
+        v1 = select4(vec4(0.0), unit(v1, i4, j0 + 1) * xv, keep(row_rule, i4, j0 + 1));
+        v2 = select4(vec4(0.0), unit(v2, i4, j0 + 2) * xv, keep(row_rule, i4, j0 + 2));
+        v3 = select4(vec4(0.0), unit(v3, i4, j0 + 3) * xv, keep(row_rule, i4, j0 + 3));
+        return vec4(dot(v0, vec4(1.0)), dot(v1, vec4(1.0)), dot(v2, vec4(1.0)),
+                    dot(v3, vec4(1.0)));
+    }
+    return vec4(dot(v0, xv), dot(v1, xv), dot(v2, xv), dot(v3, xv));
+}
+
 void main() {
     ivec2 f = ivec2(gl_FragCoord.xy);
     int s = f.y / band_rows;
-    int t = (f.y - s * band_rows) * out_width + f.x;
+    // With out_spread > 1 the fragments of a band compute their texels in spread order
+    // (neighbouring fragments texels out_spread apart, whose columns of A lie in neighbouring
+    // rows of its texture); the fold gathers them back.
+    int t = spread_index((f.y - s * band_rows) * out_width + f.x, out_texels, out_spread,
+                         spread_run);
     vec4 acc = vec4(0.0);
     if (t >= out_texels) {
         result = acc;
         return;
     }
     int ld4 = lda >> 2;
-    ivec2 one = ivec2(1, 0);
     ivec4 lanes = ivec4(0, 1, 2, 3);
     if (col_rule >= 0) {
-        // x texels l of this chunk in the part's triangle: [lo, hi).
-        int lo = s * chunk;
-        int hi = min(lo + chunk, (cols + 3) >> 2);
-        if (col_rule == 1 || col_rule == 2) lo = max(lo, t);
-        if (col_rule == 3 || col_rule == 4) hi = min(hi, t + 1);
-        // Texels off the diagonal block whose four columns all exist, [fl, fh), go without
-        // masks or conditions on the fetches (on llvmpipe, whose cores are the "GPU", the
-        // masked loop made sgemv 1024^2 1.6x slower); the diagonal block and a last partial
-        // texel one at a time with their masks.
-        int fl = lo;
-        int fh = min(hi, cols >> 2);
-        if ((col_rule == 1 || col_rule == 2) && fl == t) fl += 1;
-        if (col_rule == 3 || col_rule == 4) fh = min(fh, t);
-        fh = max(fh, fl);
+        Chunk c = chunk_of(s, (cols + 3) >> 2);
+        bool upper = col_rule == 1 || col_rule == 2;
+        bool lower = col_rule == 3 || col_rule == 4;
+        // Texels of the progression off the diagonal block whose four columns all exist,
+        // [fl, fh), go without masks or conditions on the fetches (on llvmpipe, whose cores
+        // are the "GPU", the masked loop made sgemv 1024^2 1.6x slower); the diagonal block,
+        // a last partial texel and the tail one at a time with their masks.
+        int fl = first_in(c, upper ? max(c.start, t + 1) : c.start);
+        int fh = min(c.end, cols >> 2);
+        if (lower) fh = min(fh, t);
         ivec2 col = texel_pos(ld4, a_width);
+        ivec2 jump = texel_pos(4 * (c.step - 1) * ld4, a_width);
+        ivec2 xstep = texel_pos(c.step, x_width);
         ivec2 xp = texel_pos(fl, x_width);
         ivec2 ap = texel_pos(t + 4 * fl * ld4, a_width);
         bool skip = skip_zero != 0;
-        for (int l = fl; l < fh; ++l) {
+        for (int l = fl; l < fh; l += c.step) {
             vec4 xv = texelFetch(x, xp, 0);
-            xp = advance(xp, one, x_width);
+            xp = advance(xp, xstep, x_width);
             vec4 a0 = texelFetch(a, ap, 0);
             ap = advance(ap, col, a_width);
             vec4 a1 = texelFetch(a, ap, 0);
@@ -99,6 +169,7 @@ void main() {
             ap = advance(ap, col, a_width);
             vec4 a3 = texelFetch(a, ap, 0);
             ap = advance(ap, col, a_width);
+            ap = advance(ap, jump, a_width);
             if (skip) {
                 acc += xv.x == 0.0 ? vec4(0.0) : a0 * xv.x;
                 acc += xv.y == 0.0 ? vec4(0.0) : a1 * xv.y;
@@ -108,13 +179,19 @@ void main() {
                 acc += a0 * xv.x + a1 * xv.y + a2 * xv.z + a3 * xv.w;
             }
         }
-        // The diagonal block and a last partial texel.
+        // The diagonal block (in a triangle's part), a last partial texel of the
+        // progression and the tail, if this chunk has them and the part's triangle reaches
+        // them.
         ivec4 i4 = ivec4(4 * t) + lanes;
-        for (int k = 0; k < 2; ++k) {
-            int lk = k == 0 ? t : fh;
-            bool diag = col_rule != 0 && t >= lo && t < hi;
-            bool take = k == 0 ? diag : fh < hi && fh >= lo && !(diag && fh == t);
-            if (!take) continue;
+        bool diag = col_rule != 0 && (in_progression(c, t) || c.tail == t);
+        int pk = cols >> 2;
+        bool partial = (cols & 3) != 0 && in_progression(c, pk) && pk != t
+            && !(upper && pk < t) && !(lower && pk > t);
+        bool tail = c.tail >= 0 && c.tail != t && !(upper && c.tail < t)
+            && !(lower && c.tail > t);
+        for (int k = 0; k < 3; ++k) {
+            int lk = k == 0 ? t : (k == 1 ? pk : c.tail);
+            if (!(k == 0 ? diag : (k == 1 ? partial : tail))) continue;
             vec4 xv = select4(vec4(0.0), load_texel(x, x_width, lk), live_lanes(lk, cols));
             ivec2 ak = texel_pos(t + 4 * lk * ld4, a_width);
             for (int q = 0; q < 4; ++q) {
@@ -128,41 +205,38 @@ void main() {
         }
     }
     if (row_rule >= 0) {
-        int lo = s * chunk;
-        int hi = min(lo + chunk, (rows + 3) >> 2);
-        if (row_rule == 1 || row_rule == 2) hi = min(hi, t + 1);
-        if (row_rule == 3 || row_rule == 4) lo = max(lo, t);
+        Chunk c = chunk_of(s, (rows + 3) >> 2);
+        bool upper = row_rule == 1 || row_rule == 2;
+        bool lower = row_rule == 3 || row_rule == 4;
+        // The progression's texels in the part's triangle, [lo, hi), then the tail.
+        int lo = first_in(c, lower ? max(c.start, t) : c.start);
+        int hi = upper ? min(c.end, t + 1) : c.end;
+        ivec2 dstep = texel_pos(c.step, a_width);
+        ivec2 xstep = texel_pos(c.step, x_width);
         // Results past cols read column cols-1; they are discarded.
         int j0 = 4 * t;
+        int c0 = min(j0, cols - 1) * ld4;
+        int c1 = min(j0 + 1, cols - 1) * ld4;
+        int c2 = min(j0 + 2, cols - 1) * ld4;
+        int c3 = min(j0 + 3, cols - 1) * ld4;
         ivec2 xp = texel_pos(lo, x_width);
-        ivec2 p0 = texel_pos(min(j0, cols - 1) * ld4 + lo, a_width);
-        ivec2 p1 = texel_pos(min(j0 + 1, cols - 1) * ld4 + lo, a_width);
-        ivec2 p2 = texel_pos(min(j0 + 2, cols - 1) * ld4 + lo, a_width);
-        ivec2 p3 = texel_pos(min(j0 + 3, cols - 1) * ld4 + lo, a_width);
-        for (int l = lo; l < hi; ++l) {
-            bvec4 live = live_lanes(l, rows);
-            vec4 xv = select4(vec4(0.0), texelFetch(x, xp, 0), live);
-            xp = advance(xp, one, x_width);
-            vec4 v0 = select4(vec4(0.0), texelFetch(a, p0, 0), live);
-            vec4 v1 = select4(vec4(0.0), texelFetch(a, p1, 0), live);
-            vec4 v2 = select4(vec4(0.0), texelFetch(a, p2, 0), live);
-            vec4 v3 = select4(vec4(0.0), texelFetch(a, p3, 0), live);
-            p0 = advance(p0, one, a_width);
-            p1 = advance(p1, one, a_width);
-            p2 = advance(p2, one, a_width);
-            p3 = advance(p3, one, a_width);
-            if (l == t) {
-                // Only here do elements outside the triangle share a texel with it.
-                ivec4 i4 = ivec4(4 * l) + lanes;
-                v0 = select4(vec4(0.0), unit(v0, i4, j0) * xv, keep(row_rule, i4, j0));
-                v1 = select4(vec4(0.0), unit(v1, i4, j0 + 1) * xv, keep(row_rule, i4, j0 + 1));
-                v2 = select4(vec4(0.0), unit(v2, i4, j0 + 2) * xv, keep(row_rule, i4, j0 + 2));
-                v3 = select4(vec4(0.0), unit(v3, i4, j0 + 3) * xv, keep(row_rule, i4, j0 + 3));
-                acc += vec4(dot(v0, vec4(1.0)), dot(v1, vec4(1.0)), dot(v2, vec4(1.0)),
-                            dot(v3, vec4(1.0)));
-            } else {
-                acc += vec4(dot(v0, xv), dot(v1, xv), dot(v2, xv), dot(v3, xv));
-            }
+        ivec2 p0 = texel_pos(c0 + lo, a_width);
+        ivec2 p1 = texel_pos(c1 + lo, a_width);
+        ivec2 p2 = texel_pos(c2 + lo, a_width);
+        ivec2 p3 = texel_pos(c3 + lo, a_width);
+        for (int l = lo; l < hi; l += c.step) {
+            acc += row_terms(l, t, xp, p0, p1, p2, p3);
+            xp = advance(xp, xstep, x_width);
+            p0 = advance(p0, dstep, a_width);
+            p1 = advance(p1, dstep, a_width);
+            p2 = advance(p2, dstep, a_width);
+            p3 = advance(p3, dstep, a_width);
+        }
+        int l = c.tail;
+        if (l >= 0 && !(upper && l > t) && !(lower && l < t)) {
+            acc += row_terms(l, t, texel_pos(l, x_width), texel_pos(c0 + l, a_width),
+                             texel_pos(c1 + l, a_width), texel_pos(c2 + l, a_width),
+                             texel_pos(c3 + l, a_width));
         }
     }
     result = acc;

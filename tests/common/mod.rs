@@ -72,6 +72,21 @@ pub fn inverse_ctx() -> Context {
     })
 }
 
+/// A context whose level-2 products split their sums into interleaved chunks (the hardware
+/// default; `ContextOptions::interleaved_products`), with buffer textures `width_cap`
+/// texels wide: with a narrow texture and a suitable leading dimension, the products also
+/// spread their reads (neighbouring chunks and results a few texels apart) and have a tail.
+#[allow(dead_code)]
+pub fn interleaved_ctx(width_cap: u32) -> Context {
+    Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        interleaved_products: Some(true),
+        width_cap: Some(width_cap),
+        ..Default::default()
+    })
+    .expect("a GL context (Mesa llvmpipe in CI)")
+}
+
 /// One of the level-2 solves' paths in the tests: its context, the orders it covers, and
 /// `every`: the sweeps run one case in `every`.
 #[allow(dead_code)]

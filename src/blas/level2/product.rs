@@ -29,8 +29,14 @@ static MV: Kernel = crate::kernel!("level2/mv.frag").header(STORAGE_GLSL);
 /// with `lda % 4 == 0`, `incx == 1`; general, triangular or symmetric.
 static PRODUCT_VEC4: Kernel = crate::kernel!("level2/product_vec4.frag");
 
+/// The fold of [`chunked`]'s bands when the kernel computed its texels in spread order.
+static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1");
+
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 2] = [&MV, &PRODUCT_VEC4];
+pub(crate) const KERNELS: [&Kernel; 3] = [&MV, &PRODUCT_VEC4, &SUM_GATHER];
+
+/// Neighbouring indices a spread order moves apart (`spread_index` in `common.glsl`).
+const SPREAD_RUN: usize = 8;
 
 /// Which elements of the diagonal block a part of `product_vec4.frag` counts, and with it
 /// which texels off the diagonal it visits (the kernel's `col_rule`, `row_rule`): `None`
@@ -82,30 +88,65 @@ const MIN_CHUNK_HARDWARE: usize = 8;
 /// fragments.
 const MIN_CHUNK_SOFTWARE: usize = 64;
 
+/// How a product's summed index splits over fragments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Split {
+    /// Fragments to aim for (chunks times output texels).
+    pub fragments: usize,
+    /// The shortest chunk, in texels (unless the sum is shorter).
+    pub min_chunk: usize,
+    /// The longest chunk, in texels.
+    pub max_chunk: usize,
+}
+
+impl Split {
+    /// The generic kernel's split: about 2^17 fragments on a hardware device, 2^12 on a
+    /// software one (a few cores), chunks of at least [`MIN_CHUNK_HARDWARE`] (or
+    /// [`MIN_CHUNK_SOFTWARE`]) texels and at most `max_chunk`.
+    pub(crate) fn new(software: bool, max_chunk: usize) -> Self {
+        Split {
+            fragments: if software { 1 << 12 } else { 1 << 17 },
+            min_chunk: if software {
+                MIN_CHUNK_SOFTWARE
+            } else {
+                MIN_CHUNK_HARDWARE
+            },
+            max_chunk,
+        }
+    }
+
+    /// The split of `product_vec4.frag` with interleaved chunks: about 2^15 fragments of
+    /// chunks of at least [`MIN_CHUNK_HARDWARE`] texels, whatever the device (a software
+    /// device runs it only when asked to). On the H100 with interleaved chunks, sgemv
+    /// 4096^2's product took 209, 207 and 211 us with 2^15, 2^16 and 2^17 fragments, and the
+    /// fold of its bands 11, 14 and 21 us; ssymv's 208, 219 and 280 us (BENCHMARKS.md,
+    /// session 13).
+    pub(crate) fn interleaved() -> Self {
+        Split {
+            fragments: 1 << 15,
+            min_chunk: MIN_CHUNK_HARDWARE,
+            max_chunk: usize::MAX,
+        }
+    }
+}
+
 /// How a product splits its summed index (`summed` texels of 4 values) over fragments:
-/// `(chunks, texels per chunk)`. Enough chunks that about 2^17 fragments run on a hardware
-/// device (2^12 on a software one, which has a few cores), each chunk at least
-/// [`MIN_CHUNK_HARDWARE`] (or [`MIN_CHUNK_SOFTWARE`]) texels long and at most `max_chunk`,
-/// and the stacked bands (`chunks * band_rows` rows) within `max_texture`.
+/// `(chunks, texels per chunk)`. Enough chunks that about `split.fragments` fragments run,
+/// each chunk at least `split.min_chunk` texels long and at most `split.max_chunk`, and the
+/// stacked bands (`chunks * band_rows` rows) within `max_texture`.
 pub(crate) fn split_sum(
     out_texels: usize,
     summed: usize,
     band_rows: usize,
     max_texture: usize,
-    software: bool,
-    max_chunk: usize,
+    split: Split,
 ) -> (usize, usize) {
-    let want: usize = if software { 1 << 12 } else { 1 << 17 };
-    let min_chunk = if software {
-        MIN_CHUNK_SOFTWARE
-    } else {
-        MIN_CHUNK_HARDWARE
-    };
     let most = max_texture / band_rows.max(1);
-    let chunks = want
+    let chunks = split
+        .fragments
         .div_ceil(out_texels.max(1))
-        .min(summed.div_ceil(min_chunk))
-        .max(summed.div_ceil(max_chunk.max(1)))
+        .min(summed.div_ceil(split.min_chunk.max(1)))
+        .max(summed.div_ceil(split.max_chunk.max(1)))
         .min(most)
         .max(1);
     let chunk = summed.div_ceil(chunks).max(1);
@@ -117,26 +158,29 @@ pub(crate) fn split_sum(
 /// draws chunk `s` of `summed` texels into rows `s*band_rows..` of a target laid out like a
 /// vector of `len` floats (uniforms `out_width`, `out_texels`, `band_rows`, `chunk` are set
 /// here, the kernel's own by `set`), and a fold pass adds the bands. `max_chunk` bounds a
-/// chunk's texels; `None` draws one chunk of all of them. Returns the sums as a vector of
-/// `len` floats (a pooled texture: give it back with `into_surface`).
+/// chunk's texels; `None` draws one chunk of all of them. With `out_spread > 1` and more
+/// than one chunk the kernel computes a band's texels in spread order (uniforms `out_spread`
+/// and `spread_run`: fragment p of a band computes texel `spread_index(p)`), and the fold
+/// gathers them back. Returns the sums as a vector of `len` floats (a pooled texture: give it
+/// back with `into_surface`).
 pub(crate) fn chunked(
     ctx: &Context,
     kernel: &Kernel,
     len: usize,
     summed: usize,
-    max_chunk: Option<usize>,
+    split: Option<Split>,
+    out_spread: usize,
     set: impl FnOnce(&Gl, &Program),
 ) -> Result<Buffer> {
     let inner = &ctx.inner;
     let l = inner.layout(len)?;
-    let (chunks, chunk) = match max_chunk {
-        Some(most) => split_sum(
+    let (chunks, chunk) = match split {
+        Some(split) => split_sum(
             l.data_texels(),
             summed,
             l.height as usize,
             inner.info_max_texture() as usize,
-            ctx.info().software,
-            most,
+            split,
         ),
         None => (1, summed.max(1)),
     };
@@ -150,14 +194,28 @@ pub(crate) fn chunked(
     gl.set_i32(&prog, "out_texels", l.data_texels() as i32);
     gl.set_i32(&prog, "band_rows", band_rows as i32);
     gl.set_i32(&prog, "chunk", chunk as i32);
+    gl.set_i32(&prog, "chunks", chunks as i32);
+    let out_spread = if chunks > 1 { out_spread.max(1) } else { 1 };
+    gl.set_i32(&prog, "out_spread", out_spread as i32);
+    gl.set_i32(&prog, "spread_run", SPREAD_RUN as i32);
     gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
     let sums = if chunks == 1 {
         parts
     } else {
         // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
         let sum = inner.take_surface(l.width, l.height)?;
-        let prog = inner.program(&SUM_REDUCE)?;
+        let prog = inner.program(if out_spread > 1 {
+            &SUM_GATHER
+        } else {
+            &SUM_REDUCE
+        })?;
         gl.use_program(&prog);
+        if out_spread > 1 {
+            gl.set_i32(&prog, "gather_width", l.width as i32);
+            gl.set_i32(&prog, "gather_texels", l.data_texels() as i32);
+            gl.set_i32(&prog, "gather_spread", out_spread as i32);
+            gl.set_i32(&prog, "spread_run", SPREAD_RUN as i32);
+        }
         fold(
             gl,
             &prog,
@@ -199,8 +257,8 @@ pub(crate) fn product(
     let (lo, hi) = a.row_offsets(trans);
     // A narrow band needs no split: each row's sum is short.
     let width = (hi - lo + 1).clamp(1, len_x.max(1) as i64) as usize;
-    let split = (width > 2048).then_some(PRODUCT_MAX_CHUNK / 4);
-    chunked(ctx, &MV, len_y, len_x.div_ceil(4), split, |gl, p| {
+    let split = (width > 2048).then(|| Split::new(ctx.info().software, PRODUCT_MAX_CHUNK / 4));
+    chunked(ctx, &MV, len_y, len_x.div_ceil(4), split, 1, |gl, p| {
         a.bind(gl, p, abuf);
         x.bind(gl, p, 1, "x", "x_width");
         gl.set_i32(p, "incx", incx);
@@ -211,6 +269,27 @@ pub(crate) fn product(
         gl.set_i32(p, "hi_off", hi as i32);
         gl.set_i32(p, "skip_zero", skip_zero as i32);
     })
+}
+
+/// How far apart (in x texels) neighbouring chunks of an interleaved column part read, so that
+/// the columns they read at one moment lie in neighbouring rows of A's texture
+/// (`width` texels a row, `col` texels a column): columns `p = width / gcd(width, col)` apart
+/// share their place in a row; x texels hold 4 columns, so `p / 4` texels apart. 1 (no
+/// spreading) when p is under 8 or over 32 (no column shares a row's place with a near one).
+pub(crate) fn spread(width: usize, col: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let p = width / gcd(width, col.max(1));
+    if (8..=32).contains(&p) {
+        p / 4
+    } else {
+        1
+    }
 }
 
 /// [`product`] on full storage with leading dimension `lda` (a multiple of 4) and a
@@ -230,12 +309,28 @@ pub(crate) fn product_vec4(
     let (col, row) = vec4_rules(a.shape, trans);
     let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
     let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
+    let interleave = ctx.inner.interleaved_products;
+    let split = if interleave {
+        Split::interleaved()
+    } else {
+        Split::new(ctx.info().software, usize::MAX)
+    };
+    // Neighbouring chunks (column part) and neighbouring results (row part) read columns
+    // this many x texels apart, so that at one moment they read neighbouring rows of A's
+    // texture.
+    let q = if interleave {
+        spread(abuf.layout().width as usize, lda / 4)
+    } else {
+        1
+    };
+
     chunked(
         ctx,
         &PRODUCT_VEC4,
         len_y,
         len_x.div_ceil(4),
-        Some(usize::MAX),
+        Some(split),
+        if row.is_some() { q } else { 1 },
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
             gl.set_i32(p, "lda", lda as i32);
@@ -245,6 +340,8 @@ pub(crate) fn product_vec4(
             gl.set_i32(p, "row_rule", rule(row));
             gl.set_i32(p, "unit_diag", unit as i32);
             gl.set_i32(p, "skip_zero", skip_zero as i32);
+            gl.set_i32(p, "interleave", interleave as i32);
+            gl.set_i32(p, "spread", q as i32);
             x.bind(gl, p, 1, "x", "x_width");
         },
     )
@@ -350,7 +447,7 @@ mod tests {
             (10, 100_000, 16384, 16384, false, usize::MAX),
             (1, 100_000, 1, 16384, true, 2048),
         ] {
-            let (chunks, chunk) = split_sum(out, summed, band, max, sw, most);
+            let (chunks, chunk) = split_sum(out, summed, band, max, Split::new(sw, most));
             assert!(chunks >= 1 && chunk >= 1);
             assert!(chunks * chunk >= summed, "cover {out} {summed}");
             assert!(
@@ -364,11 +461,39 @@ mod tests {
         }
         // 16384^2 on a GPU: 4096 outputs texels, 4096 summed texels: 32 chunks of 128.
         assert_eq!(
-            split_sum(4096, 4096, 1, 32768, false, usize::MAX),
+            split_sum(4096, 4096, 1, 32768, Split::new(false, usize::MAX)),
             (32, 128)
         );
         // 1024^2 on a GPU: 256 output texels, 256 summed: 32 chunks of the shortest, 8.
-        assert_eq!(split_sum(256, 256, 1, 32768, false, usize::MAX), (32, 8));
-        assert_eq!(split_sum(4096, 4096, 1, 32768, true, usize::MAX), (1, 4096));
+        assert_eq!(
+            split_sum(256, 256, 1, 32768, Split::new(false, usize::MAX)),
+            (32, 8)
+        );
+        assert_eq!(
+            split_sum(4096, 4096, 1, 32768, Split::new(true, usize::MAX)),
+            (1, 4096)
+        );
+        // Interleaved, 4096^2: 1024 output texels, 32 chunks of 32 texels (2^15 fragments).
+        assert_eq!(
+            split_sum(1024, 1024, 1, 32768, Split::interleaved()),
+            (32, 32)
+        );
+    }
+
+    #[test]
+    fn spread_puts_neighbouring_reads_in_neighbouring_rows() {
+        // 4096 rows (1024 texels a column) in rows of 8192 texels: columns 8 apart share
+        // their place in a row, so x texels 2 apart.
+        assert_eq!(spread(8192, 1024), 2);
+        // 16384 rows: columns 2 apart already share it.
+        assert_eq!(spread(8192, 4096), 1);
+        // 1024 rows: columns 32 apart, x texels 8.
+        assert_eq!(spread(8192, 256), 8);
+        // Columns 64 or more apart (or never): no spreading.
+        assert_eq!(spread(8192, 128), 1);
+        assert_eq!(spread(8192, 1025), 1);
+        // Tiny textures.
+        assert_eq!(spread(16, 127), 4);
+        assert_eq!(spread(4, 1), 1);
     }
 }
