@@ -185,9 +185,9 @@ void main() {
         ivec4 i4 = ivec4(4 * t) + lanes;
         bool diag = col_rule != 0 && (in_progression(c, t) || c.tail == t);
         int pk = cols >> 2;
-        bool partial = (cols & 3) != 0 && in_progression(c, pk) && pk != t
+        bool partial = (cols & 3) != 0 && in_progression(c, pk) && !(diag && pk == t)
             && !(upper && pk < t) && !(lower && pk > t);
-        bool tail = c.tail >= 0 && c.tail != t && !(upper && c.tail < t)
+        bool tail = c.tail >= 0 && !(diag && c.tail == t) && !(upper && c.tail < t)
             && !(lower && c.tail > t);
         for (int k = 0; k < 3; ++k) {
             int lk = k == 0 ? t : (k == 1 ? pk : c.tail);
