@@ -236,6 +236,27 @@ fn rank_updates_with_vec4_texels_match_blas_on_both_paths() {
                 true,
             );
         }
+        // Leading dimensions of 2048 and 1024 (columns of 512 and 256 texels in textures
+        // 8192 wide, so columns 16 and 32 apart start at the same place of a row): the
+        // in-place kernel's grid rows then hold 16 and 32 columns. Orders 1021 and 2045 end
+        // inside a texel; c even keeps the leading dimension at the order rounded up.
+        rank_case(
+            &ctx,
+            &mut r,
+            Which::Ger,
+            Layout::ColMajor,
+            Uplo::Upper,
+            2045,
+            37,
+            20,
+            true,
+        );
+        for (which, uplo, layout) in [
+            (Which::Syr, Uplo::Lower, Layout::ColMajor),
+            (Which::Syr2, Uplo::Upper, Layout::RowMajor),
+        ] {
+            rank_case(&ctx, &mut r, which, layout, uplo, 1021, 1021, 22, true);
+        }
     }
 }
 

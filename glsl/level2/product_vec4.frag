@@ -42,6 +42,7 @@ uniform int chunks;
 uniform int interleave;
 uniform int spread;
 uniform int spread_run;
+uniform int chunk_run;
 uniform int out_spread;
 
 layout(location = 0) out vec4 result;
@@ -67,8 +68,8 @@ vec4 unit(vec4 v, ivec4 i4, int j) {
 // and with interleave at most one more, tail (-1: none). Without interleave a chunk is the
 // run [s*chunk, (s+1)*chunk). With it, chunk s takes every chunks-th texel, so that
 // neighbouring chunks (fragments of one warp) read at the same moment texels close together:
-// texel sigma(s + i*chunks) for i = 0, 1, ..., where sigma spreads runs of `spread_run`
-// consecutive indices `spread` texels apart within blocks of spread * spread_run texels
+// texel sigma(s + i*chunks) for i = 0, 1, ..., where sigma spreads runs of `chunk_run`
+// consecutive indices `spread` texels apart within blocks of spread * chunk_run texels
 // (index b*B + u*run + v goes to texel b*B + v*spread + u), so that the columns neighbouring
 // fragments read lie in neighbouring rows of A's texture, not side by side in one row: the
 // caller chooses spread from A's texture width and column length. A block is shifted by a
@@ -84,11 +85,10 @@ struct Chunk {
 
 Chunk chunk_of(int s, int n) {
     if (interleave == 0) return Chunk(s * chunk, 1, min(s * chunk + chunk, n), -1);
-    int block = spread * spread_run;
+    int block = spread * chunk_run;
     if (spread <= 1 || chunks % block != 0) return Chunk(s, chunks, n, -1);
     int whole = (n / block) * block;
-    int r = s % block;
-    int start = s - r + (r % spread_run) * spread + r / spread_run;
+    int start = spread_index(s, whole + block, spread, chunk_run);
     int tail = whole <= s ? s : s + ((whole - s + chunks - 1) / chunks) * chunks;
     return Chunk(start, chunks, whole, tail < n ? tail : -1);
 }

@@ -223,9 +223,37 @@ impl MvCall {
     }
 }
 
+/// How many columns apart two columns of a matrix whose columns are `col` texels long (a
+/// full-storage matrix with `lda = 4*col`, from texel 0 of its texture) start at the same
+/// place of their texture rows (`width` texels a row): `width / gcd(width, col)`. Columns
+/// that far apart lie in neighbouring rows of the texture (the same place of rows 1 or more
+/// apart), and GPU textures keep neighbouring rows close in memory: a warp whose fragments
+/// read or write such columns at one moment touches few blocks of the texture.
+pub(crate) fn aligned_columns(width: usize, col: usize) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    let width = width.max(1);
+    width / gcd(width, col.max(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_that_start_at_the_same_place_of_a_row() {
+        assert_eq!(aligned_columns(8192, 1024), 8);
+        assert_eq!(aligned_columns(8192, 4096), 2);
+        assert_eq!(aligned_columns(8192, 16384), 1);
+        assert_eq!(aligned_columns(8192, 1025), 8192);
+        assert_eq!(aligned_columns(16, 126), 8);
+        assert_eq!(aligned_columns(1, 7), 1);
+    }
 
     /// Brute force: one past the largest index any stored element of `m` has.
     fn brute_span(m: &Matrix) -> usize {

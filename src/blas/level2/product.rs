@@ -8,7 +8,7 @@
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
-use crate::blas::level2::matrix::{Matrix, MvCall, Shape, Storage};
+use crate::blas::level2::matrix::{aligned_columns, Matrix, MvCall, Shape, Storage};
 use crate::blas::passes::{fold, SUM_REDUCE};
 use crate::blas::types::{Diag, Uplo};
 use crate::device::buffer::Buffer;
@@ -35,8 +35,15 @@ static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#d
 /// The kernels of this file.
 pub(crate) const KERNELS: [&Kernel; 3] = [&MV, &PRODUCT_VEC4, &SUM_GATHER];
 
-/// Neighbouring indices a spread order moves apart (`spread_index` in `common.glsl`).
+/// Neighbouring indices a spread order moves apart (`spread_index` in `common.glsl`): the
+/// results of neighbouring fragments of a row of a warp (NVIDIA's warps are 8 fragments
+/// wide).
 const SPREAD_RUN: usize = 8;
+
+/// Neighbouring chunks the column part's spread order moves apart: a warp's rows of
+/// fragments (NVIDIA's warps are 4 rows tall). Its blocks (`spread * CHUNK_RUN` texels)
+/// must divide the chunk count: with 4, sgemv 1024^2's 32 chunks take the spread of 8.
+const CHUNK_RUN: usize = 4;
 
 /// Which elements of the diagonal block a part of `product_vec4.frag` counts, and with it
 /// which texels off the diagonal it visits (the kernel's `col_rule`, `row_rule`): `None`
@@ -273,18 +280,11 @@ pub(crate) fn product(
 
 /// How far apart (in x texels) neighbouring chunks of an interleaved column part read, so that
 /// the columns they read at one moment lie in neighbouring rows of A's texture
-/// (`width` texels a row, `col` texels a column): columns `p = width / gcd(width, col)` apart
-/// share their place in a row; x texels hold 4 columns, so `p / 4` texels apart. 1 (no
-/// spreading) when p is under 8 or over 32 (no column shares a row's place with a near one).
+/// (`width` texels a row, `col` texels a column): columns [`aligned_columns`] apart share
+/// their place in a row; x texels hold 4 columns, so a quarter of that. 1 (no spreading)
+/// when that is under 8 or over 32 columns (no column shares a row's place with a near one).
 pub(crate) fn spread(width: usize, col: usize) -> usize {
-    fn gcd(a: usize, b: usize) -> usize {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    let p = width / gcd(width, col.max(1));
+    let p = aligned_columns(width, col);
     if (8..=32).contains(&p) {
         p / 4
     } else {
@@ -342,6 +342,7 @@ pub(crate) fn product_vec4(
             gl.set_i32(p, "skip_zero", skip_zero as i32);
             gl.set_i32(p, "interleave", interleave as i32);
             gl.set_i32(p, "spread", q as i32);
+            gl.set_i32(p, "chunk_run", CHUNK_RUN as i32);
             x.bind(gl, p, 1, "x", "x_width");
         },
     )

@@ -9,12 +9,19 @@
 //! texels per fragment; else a new texture is rendered and replaces A's.
 
 use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_inc};
-use crate::blas::level2::matrix::{check_matrix, col_major_uplo, Matrix, Shape, Storage};
+use crate::blas::level2::matrix::{
+    aligned_columns, check_matrix, col_major_uplo, Matrix, Shape, Storage,
+};
 use crate::blas::types::{Layout, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
+
+/// The most columns a row of the in-place vec4 kernel's grid holds to put columns that start
+/// at the same place of A's texture rows in neighbouring grid rows; past it, rows as wide as
+/// A's texture.
+const RANK_GRID_MAX_COLUMNS: usize = 32;
 
 /// Texels each fragment of the in-place kernel updates (`PER` in its defines).
 const IMAGE_TEXELS_PER_FRAGMENT: u32 = 8;
@@ -233,11 +240,23 @@ impl RankCall {
         gl.set_i32(&prog, "incy", incy);
         match out {
             None if vec4 => {
-                // Fragment f (row-major in a grid as wide as A's texture) updates texels
-                // f % per_col + k*per_col of column f / per_col.
+                // Fragment f (row-major in a grid of rows of `columns` columns) updates
+                // texels f % per_col + k*per_col of column f / per_col. The fragments of a
+                // warp lie in a few neighbouring rows of the grid; with rows of as many
+                // columns as lie between two that start at the same place of A's texture
+                // rows, those grid rows update neighbouring rows of the texture.
                 let per_col = (self.a.rows.div_ceil(4) as u32).div_ceil(IMAGE_TEXELS_PER_FRAGMENT);
                 let total = per_col as usize * self.a.cols;
-                let (gw, gh) = crate::layout::texel_rect(total, l.width);
+                let columns = aligned_columns(l.width as usize, lda / 4);
+                let max = inner.info_max_texture() as usize;
+                let row = per_col as usize * columns;
+                let (gw, gh) =
+                    if columns <= RANK_GRID_MAX_COLUMNS && row <= max && total.div_ceil(row) <= max
+                    {
+                        crate::layout::texel_rect(total, row as u32)
+                    } else {
+                        crate::layout::texel_rect(total, l.width)
+                    };
                 gl.set_i32(&prog, "per_col", per_col as i32);
                 gl.set_i32(&prog, "grid_width", gw as i32);
                 gl.draw_image_stores(&[a.surface()], gw, gh);
