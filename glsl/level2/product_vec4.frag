@@ -39,7 +39,6 @@ uniform int out_texels;
 uniform int band_rows;
 uniform int chunk;
 uniform int chunks;
-uniform int interleave;
 uniform int spread;
 uniform int spread_run;
 uniform int chunk_run;
@@ -76,6 +75,11 @@ vec4 unit(vec4 v, ivec4 i4, int j) {
 // multiple of chunks as a whole, so each chunk's texels below the last whole block are still
 // a progression with step chunks; the texels past the last whole block (fewer than a block,
 // so at most one a chunk) are not moved and are the tail.
+// INTERLEAVE (defined before this file, or 0): the interleaved chunks and spread orders.
+#ifndef INTERLEAVE
+#define INTERLEAVE 0
+#endif
+
 struct Chunk {
     int start;
     int step;
@@ -84,13 +88,16 @@ struct Chunk {
 };
 
 Chunk chunk_of(int s, int n) {
-    if (interleave == 0) return Chunk(s * chunk, 1, min(s * chunk + chunk, n), -1);
+#if INTERLEAVE == 0
+    return Chunk(s * chunk, 1, min(s * chunk + chunk, n), -1);
+#else
     int block = spread * chunk_run;
     if (spread <= 1 || chunks % block != 0) return Chunk(s, chunks, n, -1);
     int whole = (n / block) * block;
     int start = spread_index(s, whole + block, spread, chunk_run);
     int tail = whole <= s ? s : s + ((whole - s + chunks - 1) / chunks) * chunks;
     return Chunk(start, chunks, whole, tail < n ? tail : -1);
+#endif
 }
 
 // The first texel of the chunk's progression at or after v.
@@ -126,14 +133,36 @@ vec4 row_terms(int l, int t, ivec2 xp, ivec2 p0, ivec2 p1, ivec2 p2, ivec2 p3) {
     return vec4(dot(v0, xv), dot(v1, xv), dot(v2, xv), dot(v3, xv));
 }
 
+// The column part's terms of one x texel xv: its four columns' texels of A from ap on (ap
+// moves past them), each times its x_j; with skip, columns whose x_j is 0 left out.
+vec4 column_terms(inout ivec2 ap, ivec2 col, vec4 xv, bool skip) {
+    vec4 a0 = texelFetch(a, ap, 0);
+    ap = advance(ap, col, a_width);
+    vec4 a1 = texelFetch(a, ap, 0);
+    ap = advance(ap, col, a_width);
+    vec4 a2 = texelFetch(a, ap, 0);
+    ap = advance(ap, col, a_width);
+    vec4 a3 = texelFetch(a, ap, 0);
+    ap = advance(ap, col, a_width);
+    if (skip) {
+        return (xv.x == 0.0 ? vec4(0.0) : a0 * xv.x) + (xv.y == 0.0 ? vec4(0.0) : a1 * xv.y)
+            + (xv.z == 0.0 ? vec4(0.0) : a2 * xv.z) + (xv.w == 0.0 ? vec4(0.0) : a3 * xv.w);
+    }
+    return a0 * xv.x + a1 * xv.y + a2 * xv.z + a3 * xv.w;
+}
+
 void main() {
     ivec2 f = ivec2(gl_FragCoord.xy);
     int s = f.y / band_rows;
     // With out_spread > 1 the fragments of a band compute their texels in spread order
     // (neighbouring fragments texels out_spread apart, whose columns of A lie in neighbouring
     // rows of its texture); the fold gathers them back.
+#if INTERLEAVE
     int t = spread_index((f.y - s * band_rows) * out_width + f.x, out_texels, out_spread,
                          spread_run);
+#else
+    int t = (f.y - s * band_rows) * out_width + f.x;
+#endif
     vec4 acc = vec4(0.0);
     if (t >= out_texels) {
         result = acc;
@@ -158,25 +187,20 @@ void main() {
         ivec2 xp = texel_pos(fl, x_width);
         ivec2 ap = texel_pos(t + 4 * fl * ld4, a_width);
         bool skip = skip_zero != 0;
-        for (int l = fl; l < fh; l += c.step) {
-            vec4 xv = texelFetch(x, xp, 0);
-            xp = advance(xp, xstep, x_width);
-            vec4 a0 = texelFetch(a, ap, 0);
-            ap = advance(ap, col, a_width);
-            vec4 a1 = texelFetch(a, ap, 0);
-            ap = advance(ap, col, a_width);
-            vec4 a2 = texelFetch(a, ap, 0);
-            ap = advance(ap, col, a_width);
-            vec4 a3 = texelFetch(a, ap, 0);
-            ap = advance(ap, col, a_width);
-            ap = advance(ap, jump, a_width);
-            if (skip) {
-                acc += xv.x == 0.0 ? vec4(0.0) : a0 * xv.x;
-                acc += xv.y == 0.0 ? vec4(0.0) : a1 * xv.y;
-                acc += xv.z == 0.0 ? vec4(0.0) : a2 * xv.z;
-                acc += xv.w == 0.0 ? vec4(0.0) : a3 * xv.w;
-            } else {
-                acc += a0 * xv.x + a1 * xv.y + a2 * xv.z + a3 * xv.w;
+        // Runs step by one texel without the jump (on llvmpipe, whose cores run the loop,
+        // every instruction counts).
+        if (c.step == 1) {
+            for (int l = fl; l < fh; ++l) {
+                vec4 xv = texelFetch(x, xp, 0);
+                xp = advance(xp, ivec2(1, 0), x_width);
+                acc += column_terms(ap, col, xv, skip);
+            }
+        } else {
+            for (int l = fl; l < fh; l += c.step) {
+                vec4 xv = texelFetch(x, xp, 0);
+                xp = advance(xp, xstep, x_width);
+                acc += column_terms(ap, col, xv, skip);
+                ap = advance(ap, jump, a_width);
             }
         }
         // The diagonal block (in a triangle's part), a last partial texel of the
