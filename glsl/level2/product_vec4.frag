@@ -63,6 +63,11 @@ vec4 unit(vec4 v, ivec4 i4, int j) {
     return v;
 }
 
+// INTERLEAVE (defined before this file, or 0): the interleaved chunks and spread orders.
+#ifndef INTERLEAVE
+#define INTERLEAVE 0
+#endif
+
 // The x texels of chunk s of `chunks`: the progression start, start + step, ... below end,
 // and with interleave at most one more, tail (-1: none). Without interleave a chunk is the
 // run [s*chunk, (s+1)*chunk). With it, chunk s takes every chunks-th texel, so that
@@ -75,11 +80,6 @@ vec4 unit(vec4 v, ivec4 i4, int j) {
 // multiple of chunks as a whole, so each chunk's texels below the last whole block are still
 // a progression with step chunks; the texels past the last whole block (fewer than a block,
 // so at most one a chunk) are not moved and are the tail.
-// INTERLEAVE (defined before this file, or 0): the interleaved chunks and spread orders.
-#ifndef INTERLEAVE
-#define INTERLEAVE 0
-#endif
-
 struct Chunk {
     int start;
     int step;

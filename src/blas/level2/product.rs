@@ -170,9 +170,9 @@ pub(crate) fn split_sum(
 
 /// Runs a product kernel over chunks of its summed index and adds the chunks: the kernel
 /// draws chunk `s` of `summed` texels into rows `s*band_rows..` of a target laid out like a
-/// vector of `len` floats (uniforms `out_width`, `out_texels`, `band_rows`, `chunk` are set
-/// here, the kernel's own by `set`), and a fold pass adds the bands. `max_chunk` bounds a
-/// chunk's texels; `None` draws one chunk of all of them. With `out_spread > 1` and more
+/// vector of `len` floats (uniforms `out_width`, `out_texels`, `band_rows`, `chunk`, `chunks`
+/// are set here, the kernel's own by `set`), and a fold pass adds the bands. `split` says how the
+/// summed index splits ([`split_sum`]); `None` draws one chunk of all of it. With `out_spread > 1` and more
 /// than one chunk the kernel computes a band's texels in spread order (uniforms `out_spread`
 /// and `spread_run`: fragment p of a band computes texel `spread_index(p)`), and the fold
 /// gathers them back. Returns the sums as a vector of `len` floats (a pooled texture: give it
@@ -330,7 +330,6 @@ pub(crate) fn product_vec4(
     } else {
         1
     };
-
     chunked(
         ctx,
         if interleave {
