@@ -217,7 +217,8 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
         let ni = n as i32;
         let big = n > 4096;
         let cases = [
-            "sgemv N", "sgemv T", "ssymv", "strmv", "sspmv", "stpmv", "sger", "ssyr", "sspr",
+            "sgemv N", "sgemv T", "ssymv", "strmv", "sspmv", "stpmv", "stpmv T", "sger", "ssyr",
+            "sspr",
         ];
         if !cases.iter().any(|c| wanted(&format!("{c} {n}"))) {
             continue;
@@ -251,9 +252,14 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                     ctx.strmv(ColMajor, lo, u, nd, ni, &a, ni, &mut y, 1)
                 }
                 "sspmv" => ctx.sspmv(ColMajor, lo, ni, 1.0, &ap, &x, 1, 0.5, &mut y, 1),
-                "stpmv" => {
+                "stpmv" | "stpmv T" => {
+                    let t = if case == "stpmv T" {
+                        Transpose::Trans
+                    } else {
+                        u
+                    };
                     ctx.scopy(ni, &x, 1, &mut y, 1)?;
-                    ctx.stpmv(ColMajor, lo, u, nd, ni, &ap, &mut y, 1)
+                    ctx.stpmv(ColMajor, lo, t, nd, ni, &ap, &mut y, 1)
                 }
                 "sger" => ctx.sger(ColMajor, ni, ni, 1e-3, &x, 1, &y, 1, &mut b, ni),
                 "ssyr" => ctx.ssyr(ColMajor, lo, ni, 1e-3, &x, 1, &mut b, ni),
@@ -264,7 +270,7 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
     let (n, k) = (1usize << 16, 64usize);
     let ni = n as i32;
     let ki = k as i32;
-    let names = ["sgbmv 2^16 k64", "stbmv 2^16 k64"];
+    let names = ["sgbmv 2^16 k64", "sgbmv T 2^16 k64", "stbmv 2^16 k64"];
     if names.iter().any(|c| wanted(c)) {
         let lda = 2 * k + 1;
         let band = ctx.upload(&random(lda * n, 17))?;
@@ -276,9 +282,13 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
             }
             run(ctx, name, &mut || {
                 if name.starts_with("sgbmv") {
+                    let t = if name.starts_with("sgbmv T") {
+                        Transpose::Trans
+                    } else {
+                        NoTrans
+                    };
                     ctx.sgbmv(
-                        ColMajor, NoTrans, ni, ni, ki, ki, 1.0, &band, lda as i32, &x, 1, 0.5,
-                        &mut y, 1,
+                        ColMajor, t, ni, ni, ki, ki, 1.0, &band, lda as i32, &x, 1, 0.5, &mut y, 1,
                     )
                 } else {
                     ctx.scopy(ni, &x, 1, &mut y, 1)?;

@@ -313,6 +313,31 @@ fn ssymv_with_interleaved_and_spread_sums_matches_blas() {
 }
 
 #[test]
+fn sgbmv_ssbmv_sspmv_with_interleaved_sums_match_blas() {
+    // Band and packed storage with interleaved chunks (the default on GPUs), in textures
+    // 8192 and 16 texels wide (a column's rows then straddle texture rows), at orders whose
+    // sums split into several chunks; c rotates the increments and scalars.
+    let mut r = rng(306);
+    for (width, n) in [(8192, 700), (16, 301)] {
+        let ctx = interleaved_ctx(width);
+        let mut c = 0;
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for which in [Sym::Packed, Sym::Band(40), Sym::Band(3)] {
+                    sym_case(&ctx, &mut r, which, layout, uplo, n, c, false);
+                    c += 5;
+                }
+            }
+            for t in [Transpose::NoTrans, Transpose::Trans] {
+                gbmv_case(&ctx, &mut r, layout, t, n, n + 5, 40, 7, c);
+                gbmv_case(&ctx, &mut r, layout, t, n / 2, n, 2, 33, c + 1);
+                c += 7;
+            }
+        }
+    }
+}
+
+#[test]
 fn every_increment_and_scalar_at_one_size() {
     let ctx = ctx();
     let mut r = rng(303);

@@ -269,6 +269,34 @@ fn strmv_strsv_with_interleaved_and_spread_sums_match_blas() {
 }
 
 #[test]
+fn stpmv_stbmv_with_interleaved_sums_match_blas() {
+    // The products of packed and band storage with interleaved chunks (the default on GPUs),
+    // in textures 8192 and 16 texels wide (a column's rows then straddle texture rows),
+    // orders whose sums split into many chunks (257: 22 of 3 texels; 1000 with k = 40: the
+    // band's 23 texels in 3 chunks), x of increments 1 and -2 (copied to unit stride).
+    let mut r = rng(407);
+    for (width, n, store) in [
+        (8192, 257, Store::Packed),
+        (16, 1000, Store::Packed),
+        (8192, 1000, Store::Band(40)),
+        (16, 301, Store::Band(9)),
+    ] {
+        let ctx = interleaved_ctx(width);
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for t in TRANS {
+                    for (i, d) in DIAGS.into_iter().enumerate() {
+                        let combo = (layout, uplo, t, d);
+                        let incx = [1, -2][i];
+                        tri_case(&ctx, &mut r, false, store, combo, n, incx, 1);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn strmv_stbmv_stpmv_match_blas() {
     sweep(&ctx(), false, 401, (0..=usize::MAX, 1));
 }

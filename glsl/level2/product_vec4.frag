@@ -30,7 +30,6 @@ uniform int rows;
 uniform int cols;
 uniform int col_rule;
 uniform int row_rule;
-uniform int unit_diag;
 uniform int skip_zero;
 uniform sampler2D x;
 uniform int x_width;
@@ -45,23 +44,6 @@ uniform int chunk_run;
 uniform int out_spread;
 
 layout(location = 0) out vec4 result;
-
-// Which elements (i, j) = (i4 + lane, j) of a diagonal-block texel count under `rule`.
-bvec4 keep(int rule, ivec4 i4, int j) {
-    if (rule == 1) return lessThanEqual(i4, ivec4(j));
-    if (rule == 2) return lessThan(i4, ivec4(j));
-    if (rule == 3) return greaterThanEqual(i4, ivec4(j));
-    if (rule == 4) return greaterThan(i4, ivec4(j));
-    return bvec4(true);
-}
-
-// Texel v of A holding elements (i4 + lane, j), with the unit diagonal applied.
-vec4 unit(vec4 v, ivec4 i4, int j) {
-    if (unit_diag != 0) {
-        return select4(v, vec4(1.0), equal(i4, ivec4(j)));
-    }
-    return v;
-}
 
 // INTERLEAVE (defined before this file, or 0): the interleaved chunks and spread orders.
 #ifndef INTERLEAVE

@@ -2,8 +2,9 @@
 //! summed index (stacked bands of the output, added by a fold) so that enough fragments
 //! run; [`product`] is `op(A)*x` for a matrix of any storage and shape: full storage with
 //! `lda % 4 == 0` and a unit-stride x by [`product_vec4`] (`glsl/level2/product_vec4.frag`,
-//! A read as vec4 texels; sgemv's vectorised path too), any other by
-//! `glsl/level2/mv.frag` with the element access of `glsl/level2/storage.glsl`; and
+//! A read as vec4 texels; sgemv's vectorised path too), any other (band, packed, other
+//! leading dimensions) by [`product_stored`] (`glsl/level2/product_stored.frag`, four rows
+//! of a column from the two texels that hold them); and
 //! [`MvCall::run`] is `y := alpha*op(A)*x + beta*y` on it.
 
 use crate::blas::args::pass_inc;
@@ -23,24 +24,36 @@ pub(crate) const STORAGE_GLSL: &str = include_str!(concat!(
     "/glsl/level2/storage.glsl"
 ));
 
-/// op(A)*x over one chunk of the summed index, any storage and shape, any increment of x.
-static MV: Kernel = crate::kernel!("level2/mv.frag").header(STORAGE_GLSL);
+/// What the product kernels share (`keep`, `unit`).
+const PRODUCT_GLSL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/glsl/level2/product.glsl"
+));
+
+/// op(A)*x over one chunk of the summed index, any storage and shape, x of increment 1:
+/// four rows of a column read as the two texels that hold them.
+static PRODUCT_STORED: Kernel = crate::kernel!("level2/product_stored.frag").header(PRODUCT_GLSL);
 /// op(A)*x over one chunk of the summed index with vec4 reads of A and x: full storage
 /// with `lda % 4 == 0`, `incx == 1`; general, triangular or symmetric.
-static PRODUCT_VEC4: Kernel = crate::kernel!("level2/product_vec4.frag");
+static PRODUCT_VEC4: Kernel = crate::kernel!("level2/product_vec4.frag").header(PRODUCT_GLSL);
 /// [`PRODUCT_VEC4`] summing interleaved chunks in spread order
 /// ([`ContextOptions::interleaved_products`](crate::ContextOptions::interleaved_products));
 /// without it the kernel compiles none of that (llvmpipe ran the product 15-40% slower with
 /// both in one kernel).
-static PRODUCT_VEC4_INTERLEAVED: Kernel =
-    crate::kernel!("level2/product_vec4.frag").defines("#define INTERLEAVE 1");
+static PRODUCT_VEC4_INTERLEAVED: Kernel = crate::kernel!("level2/product_vec4.frag")
+    .defines("#define INTERLEAVE 1")
+    .header(PRODUCT_GLSL);
 
 /// The fold of [`chunked`]'s bands when the kernel computed its texels in spread order.
 static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 4] =
-    [&MV, &PRODUCT_VEC4, &PRODUCT_VEC4_INTERLEAVED, &SUM_GATHER];
+pub(crate) const KERNELS: [&Kernel; 4] = [
+    &PRODUCT_STORED,
+    &PRODUCT_VEC4,
+    &PRODUCT_VEC4_INTERLEAVED,
+    &SUM_GATHER,
+];
 
 /// Neighbouring indices a spread order moves apart (`spread_index` in `common.glsl`): the
 /// results of neighbouring fragments of a row of a warp (NVIDIA's warps are 8 fragments
@@ -246,15 +259,17 @@ pub(crate) fn chunked(
     Buffer::from_surface(ctx, sums, len)
 }
 
-/// Values of the summed index a chunk of [`product`] covers at most: each fragment loops
-/// over them once per output lane (4), within llvmpipe's budget of about 65535 loop
-/// iterations per fragment.
-const PRODUCT_MAX_CHUNK: usize = 8192;
+/// Texels of the summed index a chunk of [`product_stored`] covers at most on a software
+/// device: each fragment loops over them once per lane (4), within llvmpipe's budget of
+/// about 65535 loop iterations per fragment.
+const STORED_MAX_CHUNK: usize = 2048;
 
 /// `op(A)*x` for a matrix `a` (stored in `abuf`) of any storage and shape, `x` with any
 /// non-zero increment; with `skip_zero`, terms whose `x_j` is zero are left out, as
 /// reference's triangular loops leave them (a NaN or Inf in such a column does not
-/// spread). Returns the vector (unit stride, pooled texture).
+/// spread). Full storage with `lda % 4 == 0` and a unit-stride x by [`product_vec4`], any
+/// other by [`product_stored`] (an x of another increment copied to unit stride first).
+/// Returns the vector (unit stride, pooled texture).
 pub(crate) fn product(
     ctx: &Context,
     a: &Matrix,
@@ -266,23 +281,100 @@ pub(crate) fn product(
     if let (Storage::Full { lda }, true) = (a.storage, vec4_applies(a, incx)) {
         return product_vec4(ctx, a, lda, abuf, trans, x, skip_zero);
     }
+    let len_x = MvCall { a: *a, trans }.len_x();
+    let incx = pass_inc(len_x as i32, incx);
+    if incx == 1 {
+        return product_stored(ctx, a, abuf, trans, x, skip_zero);
+    }
+    let inner = &ctx.inner;
+    let l = inner.layout(len_x)?;
+    let mut unit = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, len_x)?;
+    let copied = update(
+        ctx,
+        len_x as i32,
+        Op::Copy,
+        1.0,
+        0.0,
+        Some((x, incx)),
+        &mut unit,
+        1,
+    );
+    let t = copied.and_then(|()| product_stored(ctx, a, abuf, trans, &unit, skip_zero));
+    inner.give_surface(unit.into_surface());
+    t
+}
+
+/// The x texels one row of `op(A)` can reach: the columns it can hold
+/// ([`Matrix::row_offsets`]) in texels, plus the two a run can straddle, at most all of x.
+fn reach_texels(a: &Matrix, trans: bool, len_x: usize) -> usize {
+    let (lo, hi) = a.row_offsets(trans);
+    let width = (hi - lo + 1).max(1) as usize;
+    len_x.div_ceil(4).min(width.div_ceil(4) + 2)
+}
+
+/// [`product`] on any storage with a unit-stride x (`product_stored.frag`): each column's
+/// four rows read as the two texels that hold them, the summed index in chunks (interleaved
+/// ones as many as a part's reach needs: a band's width).
+pub(crate) fn product_stored(
+    ctx: &Context,
+    a: &Matrix,
+    abuf: &Buffer,
+    trans: bool,
+    x: &Buffer,
+    skip_zero: bool,
+) -> Result<Buffer> {
     let op = MvCall { a: *a, trans };
     let (len_y, len_x) = (op.len_y(), op.len_x());
-    let (lo, hi) = a.row_offsets(trans);
-    // A narrow band needs no split: each row's sum is short.
-    let width = (hi - lo + 1).clamp(1, len_x.max(1) as i64) as usize;
-    let split = (width > 2048).then(|| Split::new(ctx.info().software, PRODUCT_MAX_CHUNK / 4));
-    chunked(ctx, &MV, len_y, len_x.div_ceil(4), split, 1, |gl, p| {
-        a.bind(gl, p, abuf);
-        x.bind(gl, p, 1, "x", "x_width");
-        gl.set_i32(p, "incx", incx);
-        gl.set_i32(p, "len_x", len_x as i32);
-        gl.set_i32(p, "len_y", len_y as i32);
-        gl.set_i32(p, "trans", trans as i32);
-        gl.set_i32(p, "lo_off", lo as i32);
-        gl.set_i32(p, "hi_off", hi as i32);
-        gl.set_i32(p, "skip_zero", skip_zero as i32);
-    })
+    let (col, row) = vec4_rules(a.shape, trans);
+    let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
+    let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
+    let interleave = ctx.inner.interleaved_products;
+    let split = if interleave {
+        Split::interleaved()
+    } else {
+        Split::new(ctx.info().software, STORED_MAX_CHUNK)
+    };
+    let big = (a.rows + a.cols + 8) as i32;
+    let (storage, lda, band_lo, band_hi, ku) = match (a.storage, a.shape) {
+        (Storage::Full { lda }, _) => (0, lda, -big, big, 0),
+        (Storage::Band { kl, ku, lda }, _) => (1, lda, -(kl as i32), ku as i32, ku),
+        (Storage::Packed, Shape::Triangular(Uplo::Upper, _) | Shape::Symmetric(Uplo::Upper)) => {
+            (2, 0, -big, big, 0)
+        }
+        (Storage::Packed, _) => (3, 0, -big, big, 0),
+    };
+    // Interleaved chunks share a part's reach (a band's width at most); runs split all of x.
+    let summed = if interleave {
+        reach_texels(a, trans, len_x)
+    } else {
+        len_x.div_ceil(4)
+    };
+    chunked(
+        ctx,
+        &PRODUCT_STORED,
+        len_y,
+        summed,
+        Some(split),
+        1,
+        |gl, p| {
+            abuf.bind(gl, p, 0, "a", "a_width");
+            gl.set_i32(p, "a_last", abuf.layout().data_texels().max(1) as i32 - 1);
+            gl.set_i32(p, "storage", storage);
+            gl.set_i32(p, "lda", lda as i32);
+            gl.set_i32(p, "ku", ku as i32);
+            gl.set_i32(p, "order", a.cols as i32);
+            gl.set_i32(p, "band_lo", band_lo);
+            gl.set_i32(p, "band_hi", band_hi);
+            gl.set_i32(p, "rows", a.rows as i32);
+            gl.set_i32(p, "cols", a.cols as i32);
+            gl.set_i32(p, "col_rule", rule(col));
+            gl.set_i32(p, "row_rule", rule(row));
+            gl.set_i32(p, "unit_diag", unit as i32);
+            gl.set_i32(p, "skip_zero", skip_zero as i32);
+            gl.set_i32(p, "interleave", interleave as i32);
+            x.bind(gl, p, 1, "x", "x_width");
+        },
+    )
 }
 
 /// How far apart (in x texels) neighbouring chunks of an interleaved column part read, so that
