@@ -15,7 +15,7 @@ mod common;
 use common::check2::*;
 use common::stored::{self, Kind, What};
 use common::*;
-use fragblas::{cblas, Context, Layout, Uplo};
+use fragblas::{cblas, Context, ContextOptions, Layout, Tuning, Uplo};
 
 const LAYOUTS: [Layout; 2] = [Layout::ColMajor, Layout::RowMajor];
 const UPLOS: [Uplo; 2] = [Uplo::Upper, Uplo::Lower];
@@ -256,6 +256,36 @@ fn rank_updates_with_vec4_texels_match_blas_on_both_paths() {
             (Which::Syr2, Uplo::Upper, Layout::RowMajor),
         ] {
             rank_case(&ctx, &mut r, which, layout, uplo, 1021, 1021, 22, true);
+        }
+    }
+}
+
+#[test]
+fn packed_updates_with_unit_increments_match_blas() {
+    // sspr and sspr2 with x and y of increment 1 (c = 26, 42, 58: alpha 1, -1 and 0.7):
+    // a texel of the packed triangle inside one column is updated as a vector, the others
+    // (a column's end inside the texel) element by element. Every order to 9 puts columns'
+    // ends in every lane; rendered, in place, and in place in textures 16 texels wide.
+    let narrow = Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        image_stores: Some(true),
+        width_cap: Some(16),
+        ..Default::default()
+    })
+    .expect("a GL context");
+    let mut r = rng(503);
+    for ctx in [ctx(), image_ctx(), narrow] {
+        let mut k = 0;
+        for n in [1, 2, 3, 4, 5, 6, 7, 8, 9, 33, 130, 1001] {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for which in [Which::Spr, Which::Spr2] {
+                        let c = [26, 42, 58][k % 3];
+                        rank_case(&ctx, &mut r, which, layout, uplo, n, n, c, false);
+                        k += 1;
+                    }
+                }
+            }
         }
     }
 }

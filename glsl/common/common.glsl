@@ -65,6 +65,23 @@ int elem_pos(int i, int n, int inc) {
     return inc > 0 ? i * inc : (n - 1 - i) * (-inc);
 }
 
+// Elements e..e+3 from the two texels that hold them, lo (texel e >> 2) and hi (the next),
+// r = e & 3.
+vec4 shift4(vec4 lo, vec4 hi, int r) {
+    return r == 0 ? lo : (r == 1 ? vec4(lo.yzw, hi.x) : (r == 2 ? vec4(lo.zw, hi.xy)
+                                                                 : vec4(lo.w, hi.xyz)));
+}
+
+// Elements e..e+3 of a buffer whose last texel is `last`, for any e: texels outside the
+// buffer are read clamped to it (the caller masks their lanes).
+vec4 load_run(sampler2D s, int width, int last, int e) {
+    int q = e >> 2;
+    int q0 = clamp(q, 0, last);
+    ivec2 p0 = texel_pos(q0, width);
+    ivec2 p1 = q0 < last && q >= 0 ? advance(p0, ivec2(1, 0), width) : p0;
+    return shift4(texelFetch(s, p0, 0), texelFetch(s, p1, 0), e & 3);
+}
+
 // Component-wise choice (mix with a bvec needs GLSL 4.50).
 vec4 select4(vec4 if_false, vec4 if_true, bvec4 c) {
     return vec4(c.x ? if_true.x : if_false.x, c.y ? if_true.y : if_false.y,

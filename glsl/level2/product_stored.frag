@@ -54,20 +54,9 @@ int base(int j) {
     return int(uint(j) * uint(2 * order - j - 1) / 2u);
 }
 
-// Elements e..e+3 from the two texels that hold them, lo (texel e >> 2) and hi (the next).
-vec4 shift4(vec4 lo, vec4 hi, int r) {
-    return r == 0 ? lo : (r == 1 ? vec4(lo.yzw, hi.x) : (r == 2 ? vec4(lo.zw, hi.xy)
-                                                                 : vec4(lo.w, hi.xyz)));
-}
-
-// Elements e..e+3 of the stored array, for any e: texels outside the array are read clamped
-// to it (their lanes are masked by the caller).
+// Elements e..e+3 of the stored array, for any e (load_run).
 vec4 load4(int e) {
-    int q = e >> 2;
-    int q0 = clamp(q, 0, a_last);
-    ivec2 p0 = texel_pos(q0, a_width);
-    ivec2 p1 = q0 < a_last && q >= 0 ? advance(p0, ivec2(1, 0), a_width) : p0;
-    return shift4(texelFetch(a, p0, 0), texelFetch(a, p1, 0), e & 3);
+    return load_run(a, a_width, a_last, e);
 }
 
 // The position of texel q2 from p, the position of texel q1 <= q2: by addition when the step

@@ -28,6 +28,8 @@ uniform int incx;
 uniform sampler2D y;
 uniform int y_width;
 uniform int incy;
+uniform int x_last;      // the last texels of x and y
+uniform int y_last;
 
 // j(j+1)/2, unsigned (a packed matrix of more than 46340 columns passes 2^31).
 uint tri(uint j) {
@@ -99,9 +101,30 @@ float updated(float v, int i, int j) {
     return v + x_at(i) * (alpha * yj) + y_at(i) * (alpha * xj);
 }
 
-// Texel t (at c) of A, updated.
+// Texel t (at c) of A, updated. A packed texel whose four elements lie in one column (all
+// but about one texel a column) is located once and updated as a vector (x_i..x_i+3 read
+// as the two texels that hold them, when x and y have increment 1); any other element by
+// element.
 vec4 updated_texel(int t, ivec2 c) {
     vec4 v = texelFetch(a, c, 0);
+    if (is_packed != 0 && incx == 1 && (kind != 2 || incy == 1) && 4 * t + 3 < span) {
+        int i;
+        int j;
+        locate(4 * t, i, j);
+        // Column j holds rows 0..j (upper) or j..n-1 (lower).
+        if (i + 3 <= (upper != 0 ? j : cols - 1)) {
+            float xj = kind == 0 ? 0.0 : x_at(j);
+            float yj = kind == 1 ? 0.0 : y_at(j);
+            if (kind == 1 ? xj == 0.0 : (xj == 0.0 && yj == 0.0)) {
+                return v;
+            }
+            vec4 xv = load_run(x, x_width, x_last, i);
+            if (kind == 1) {
+                return v + xv * (alpha * xj);
+            }
+            return v + xv * (alpha * yj) + load_run(y, y_width, y_last, i) * (alpha * xj);
+        }
+    }
     for (int l = 0; l < 4; ++l) {
         int i;
         int j;

@@ -238,6 +238,8 @@ impl RankCall {
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_i32(&prog, "incx", incx);
         gl.set_i32(&prog, "incy", incy);
+        gl.set_i32(&prog, "x_last", x.layout().data_texels().max(1) as i32 - 1);
+        gl.set_i32(&prog, "y_last", y.layout().data_texels().max(1) as i32 - 1);
         match out {
             None if vec4 => {
                 // Fragment f (row-major in a grid of rows of `columns` columns) updates
