@@ -2,9 +2,8 @@
 //! its two kernels.
 
 use crate::blas::args::{check_inc, check_span, invalid, pass_inc};
-use crate::blas::level1::update::{update, Op};
 use crate::blas::level2::matrix::{Matrix, Shape, Storage};
-use crate::blas::level2::product::product_vec4;
+use crate::blas::level2::product::{product_update, product_vec4};
 use crate::blas::passes::in_spans;
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
@@ -162,7 +161,6 @@ impl Context {
         y: &mut Buffer,
         incy: i32,
     ) -> Result<()> {
-        let inner = &self.inner;
         let len_y = s.len_y();
         let m = Matrix {
             storage: Storage::Full { lda: s.lda },
@@ -170,19 +168,13 @@ impl Context {
             rows: s.rows,
             cols: s.cols,
         };
-        let t = product_vec4(self, &m, s.lda, a, s.trans, x, false)?;
-        let done = update(
+        product_update(
             self,
-            len_y as i32,
-            Op::Axpby,
+            |sink| product_vec4(self, &m, s.lda, a, s.trans, x, false, sink),
             alpha,
             beta,
-            Some((&t, 1)),
-            y,
-            incy,
-        );
-        inner.give_surface(t.into_surface());
-        done
+            (y, incy, len_y as i32),
+        )
     }
 
     /// `y := alpha * op(A) * x + beta * y` (CBLAS `sgemv` on device buffers); A is `m x n`

@@ -47,12 +47,17 @@ static PRODUCT_VEC4_INTERLEAVED: Kernel = crate::kernel!("level2/product_vec4.fr
 /// The fold of [`chunked`]'s bands when the kernel computed its texels in spread order.
 static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1");
 
+/// The fold of [`chunked`]'s bands into `y := alpha*sums + beta*y` ([`Sink::Update`]).
+static SUM_UPDATE: Kernel =
+    crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1\n#define UPDATE 1");
+
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 4] = [
+pub(crate) const KERNELS: [&Kernel; 5] = [
     &PRODUCT_STORED,
     &PRODUCT_VEC4,
     &PRODUCT_VEC4_INTERLEAVED,
     &SUM_GATHER,
+    &SUM_UPDATE,
 ];
 
 /// Neighbouring indices a spread order moves apart (`spread_index` in `common.glsl`): the
@@ -181,6 +186,20 @@ pub(crate) fn split_sum(
     (summed.div_ceil(chunk).max(1), chunk)
 }
 
+/// Where [`chunked`] puts the sums of a product.
+pub(crate) enum Sink<'a> {
+    /// A new vector (a pooled texture: give it back with `into_surface`).
+    Vector,
+    /// `y := alpha*sums + beta*y` on a unit-stride y, as level 1's axpby does it (beta == 0
+    /// reads no y): with more than one chunk the fold of the chunks computes it (one pass
+    /// fewer), with one chunk level 1's update.
+    Update {
+        alpha: f32,
+        beta: f32,
+        y: &'a mut Buffer,
+    },
+}
+
 /// Runs a product kernel over chunks of its summed index and adds the chunks: the kernel
 /// draws chunk `s` of `summed` texels into rows `s*band_rows..` of a target laid out like a
 /// vector of `len` floats (uniforms `out_width`, `out_texels`, `band_rows`, `chunk`, `chunks`
@@ -188,8 +207,9 @@ pub(crate) fn split_sum(
 /// summed index splits ([`split_sum`]); `None` draws one chunk of all of it. With `out_spread > 1` and more
 /// than one chunk the kernel computes a band's texels in spread order (uniforms `out_spread`
 /// and `spread_run`: fragment p of a band computes texel `spread_index(p)`), and the fold
-/// gathers them back. Returns the sums as a vector of `len` floats (a pooled texture: give it
-/// back with `into_surface`).
+/// gathers them back. The sums go to `sink`: returned as a vector of `len` floats
+/// ([`Sink::Vector`]), or added into y ([`Sink::Update`]: returns `None`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn chunked(
     ctx: &Context,
     kernel: &Kernel,
@@ -197,8 +217,9 @@ pub(crate) fn chunked(
     summed: usize,
     split: Option<Split>,
     out_spread: usize,
+    sink: Sink<'_>,
     set: impl FnOnce(&Gl, &Program),
-) -> Result<Buffer> {
+) -> Result<Option<Buffer>> {
     let inner = &ctx.inner;
     let l = inner.layout(len)?;
     let (chunks, chunk) = match split {
@@ -226,37 +247,66 @@ pub(crate) fn chunked(
     gl.set_i32(&prog, "out_spread", out_spread as i32);
     gl.set_i32(&prog, "spread_run", SPREAD_RUN as i32);
     gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
-    let sums = if chunks == 1 {
-        parts
-    } else {
-        // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks.
-        let sum = inner.take_surface(l.width, l.height)?;
-        let prog = inner.program(if out_spread > 1 {
-            &SUM_GATHER
-        } else {
-            &SUM_REDUCE
-        })?;
-        gl.use_program(&prog);
-        if out_spread > 1 {
-            gl.set_i32(&prog, "gather_width", l.width as i32);
-            gl.set_i32(&prog, "gather_texels", l.data_texels() as i32);
-            gl.set_i32(&prog, "gather_spread", out_spread as i32);
-            gl.set_i32(&prog, "spread_run", SPREAD_RUN as i32);
-        }
-        fold(
-            gl,
-            &prog,
-            &parts,
-            (l.width, chunks as u32 * band_rows),
-            [0, band_rows as i32],
-            chunks as u32,
-            &sum,
-            (l.width, l.height),
-        );
-        inner.give_surface(parts);
-        sum
+    if chunks == 1 {
+        let sums = Buffer::from_surface(ctx, parts, len)?;
+        return match sink {
+            Sink::Vector => Ok(Some(sums)),
+            Sink::Update { alpha, beta, y } => {
+                let done = update(
+                    ctx,
+                    len as i32,
+                    Op::Axpby,
+                    alpha,
+                    beta,
+                    Some((&sums, 1)),
+                    y,
+                    1,
+                );
+                inner.give_surface(sums.into_surface());
+                done.map(|()| None)
+            }
+        };
+    }
+    // Add the chunks' bands: fragment (x, y) sums (x, y + c*band_rows), c < chunks (from its
+    // texel's place in spread order when the kernel spread them; into y's texture, with
+    // y's own texels kept past the sums, when they update y).
+    let (prog, out) = match &sink {
+        Sink::Vector if out_spread > 1 => (&SUM_GATHER, (l.width, l.height)),
+        Sink::Vector => (&SUM_REDUCE, (l.width, l.height)),
+        Sink::Update { y, .. } => (&SUM_UPDATE, (y.layout().width, y.layout().height)),
     };
-    Buffer::from_surface(ctx, sums, len)
+    let sum = inner.take_surface(out.0, out.1)?;
+    let prog = inner.program(prog)?;
+    gl.use_program(&prog);
+    gl.set_i32(&prog, "gather_width", out.0 as i32);
+    gl.set_i32(&prog, "gather_src_width", l.width as i32);
+    gl.set_i32(&prog, "gather_texels", l.data_texels() as i32);
+    gl.set_i32(&prog, "gather_spread", out_spread as i32);
+    gl.set_i32(&prog, "spread_run", SPREAD_RUN as i32);
+    if let Sink::Update { alpha, beta, y } = &sink {
+        y.bind(gl, &prog, 1, "y", "y_width");
+        gl.set_f32(&prog, "alpha", *alpha);
+        gl.set_f32(&prog, "beta", *beta);
+        gl.set_i32(&prog, "len_y", len as i32);
+    }
+    fold(
+        gl,
+        &prog,
+        &parts,
+        (l.width, chunks as u32 * band_rows),
+        [0, band_rows as i32],
+        chunks as u32,
+        &sum,
+        out,
+    );
+    inner.give_surface(parts);
+    match sink {
+        Sink::Vector => Ok(Some(Buffer::from_surface(ctx, sum, len)?)),
+        Sink::Update { y, .. } => {
+            inner.give_surface(y.replace_surface(sum));
+            Ok(None)
+        }
+    }
 }
 
 /// Texels of the summed index a chunk of [`product_stored`] covers at most on a software
@@ -269,7 +319,7 @@ const STORED_MAX_CHUNK: usize = 2048;
 /// reference's triangular loops leave them (a NaN or Inf in such a column does not
 /// spread). Full storage with `lda % 4 == 0` and a unit-stride x by [`product_vec4`], any
 /// other by [`product_stored`] (an x of another increment copied to unit stride first).
-/// Returns the vector (unit stride, pooled texture).
+/// The result goes to `sink` (see [`chunked`]).
 pub(crate) fn product(
     ctx: &Context,
     a: &Matrix,
@@ -277,14 +327,15 @@ pub(crate) fn product(
     trans: bool,
     (x, incx): (&Buffer, i32),
     skip_zero: bool,
-) -> Result<Buffer> {
+    sink: Sink<'_>,
+) -> Result<Option<Buffer>> {
     if let (Storage::Full { lda }, true) = (a.storage, vec4_applies(a, incx)) {
-        return product_vec4(ctx, a, lda, abuf, trans, x, skip_zero);
+        return product_vec4(ctx, a, lda, abuf, trans, x, skip_zero, sink);
     }
     let len_x = MvCall { a: *a, trans }.len_x();
     let incx = pass_inc(len_x as i32, incx);
     if incx == 1 {
-        return product_stored(ctx, a, abuf, trans, x, skip_zero);
+        return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);
     }
     let inner = &ctx.inner;
     let l = inner.layout(len_x)?;
@@ -299,7 +350,7 @@ pub(crate) fn product(
         &mut unit,
         1,
     );
-    let t = copied.and_then(|()| product_stored(ctx, a, abuf, trans, &unit, skip_zero));
+    let t = copied.and_then(|()| product_stored(ctx, a, abuf, trans, &unit, skip_zero, sink));
     inner.give_surface(unit.into_surface());
     t
 }
@@ -315,6 +366,7 @@ fn reach_texels(a: &Matrix, trans: bool, len_x: usize) -> usize {
 /// [`product`] on any storage with a unit-stride x (`product_stored.frag`): each column's
 /// four rows read as the two texels that hold them, the summed index in chunks (interleaved
 /// ones as many as a part's reach needs: a band's width).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn product_stored(
     ctx: &Context,
     a: &Matrix,
@@ -322,7 +374,8 @@ pub(crate) fn product_stored(
     trans: bool,
     x: &Buffer,
     skip_zero: bool,
-) -> Result<Buffer> {
+    sink: Sink<'_>,
+) -> Result<Option<Buffer>> {
     let op = MvCall { a: *a, trans };
     let (len_y, len_x) = (op.len_y(), op.len_x());
     let (col, row) = vec4_rules(a.shape, trans);
@@ -356,6 +409,7 @@ pub(crate) fn product_stored(
         summed,
         Some(split),
         1,
+        sink,
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
             gl.set_i32(p, "a_last", abuf.layout().data_texels().max(1) as i32 - 1);
@@ -394,6 +448,7 @@ pub(crate) fn spread(width: usize, col: usize) -> usize {
 /// [`product`] on full storage with leading dimension `lda` (a multiple of 4) and a
 /// unit-stride x (`product_vec4.frag`): the summed index in chunks, each texel of A read as
 /// one fetch.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn product_vec4(
     ctx: &Context,
     a: &Matrix,
@@ -402,7 +457,8 @@ pub(crate) fn product_vec4(
     trans: bool,
     x: &Buffer,
     skip_zero: bool,
-) -> Result<Buffer> {
+    sink: Sink<'_>,
+) -> Result<Option<Buffer>> {
     let op = MvCall { a: *a, trans };
     let (len_y, len_x) = (op.len_y(), op.len_x());
     let (col, row) = vec4_rules(a.shape, trans);
@@ -433,6 +489,7 @@ pub(crate) fn product_vec4(
         len_x.div_ceil(4),
         Some(split),
         if row.is_some() { q } else { 1 },
+        sink,
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
             gl.set_i32(p, "lda", lda as i32);
@@ -447,6 +504,27 @@ pub(crate) fn product_vec4(
             x.bind(gl, p, 1, "x", "x_width");
         },
     )
+}
+
+/// `y := alpha*p + beta*y` for the product `p` that `run` computes into the sink it is
+/// given: into y by the fold itself when y has unit stride, else as a vector then added by
+/// level 1's update.
+pub(crate) fn product_update(
+    ctx: &Context,
+    run: impl FnOnce(Sink<'_>) -> Result<Option<Buffer>>,
+    alpha: f32,
+    beta: f32,
+    (y, incy, len_y): (&mut Buffer, i32, i32),
+) -> Result<()> {
+    if incy == 1 {
+        return run(Sink::Update { alpha, beta, y }).map(|_| ());
+    }
+    let Some(t) = run(Sink::Vector)? else {
+        unreachable!("a product into a vector returns it")
+    };
+    let done = update(ctx, len_y, Op::Axpby, alpha, beta, Some((&t, 1)), y, incy);
+    ctx.inner.give_surface(t.into_surface());
+    done
 }
 
 impl MvCall {
@@ -467,10 +545,13 @@ impl MvCall {
         if alpha == 0.0 {
             return update(ctx, len_y, Op::Scale, 0.0, beta, None, y, incy);
         }
-        let t = product(ctx, &self.a, abuf, self.trans, (x, incx), false)?;
-        let done = update(ctx, len_y, Op::Axpby, alpha, beta, Some((&t, 1)), y, incy);
-        ctx.inner.give_surface(t.into_surface());
-        done
+        product_update(
+            ctx,
+            |sink| product(ctx, &self.a, abuf, self.trans, (x, incx), false, sink),
+            alpha,
+            beta,
+            (y, incy, len_y),
+        )
     }
 
     /// `y := alpha*op(A)*x + beta*y` with every check, for the device API: the buffers'

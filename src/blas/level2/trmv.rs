@@ -7,7 +7,7 @@
 use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_inc};
 use crate::blas::level1::update::{update, Op};
 use crate::blas::level2::matrix::{check_matrix, col_major_tri, Matrix, MvCall, Shape, Storage};
-use crate::blas::level2::product::product;
+use crate::blas::level2::product::{product, Sink};
 use crate::blas::types::{Diag, Layout, Transpose, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -102,7 +102,18 @@ impl MvCall {
     ) -> Result<()> {
         let n = self.a.rows as i32;
         let incx = pass_inc(n, incx);
-        let t = product(ctx, &self.a, a, self.trans, (x, incx), !self.trans)?;
+        let Some(t) = product(
+            ctx,
+            &self.a,
+            a,
+            self.trans,
+            (x, incx),
+            !self.trans,
+            Sink::Vector,
+        )?
+        else {
+            unreachable!("a product into a vector returns it")
+        };
         let done = update(ctx, n, Op::Copy, 1.0, 0.0, Some((&t, 1)), x, incx);
         ctx.inner.give_surface(t.into_surface());
         done
