@@ -317,9 +317,20 @@ fn sgbmv_ssbmv_sspmv_with_interleaved_sums_match_blas() {
     // Band and packed storage with interleaved chunks (the default on GPUs), in textures
     // 8192 and 16 texels wide (a column's rows then straddle texture rows), at orders whose
     // sums split into several chunks; c rotates the increments and scalars.
+    // With image stores too (as on a GPU), symmetric packed storage is unpacked into full
+    // storage.
     let mut r = rng(306);
-    for (width, n) in [(8192, 700), (16, 301)] {
-        let ctx = interleaved_ctx(width);
+    for (width, n, image) in [
+        (8192, 700, false),
+        (16, 301, false),
+        (8192, 257, true),
+        (16, 301, true),
+    ] {
+        let ctx = if image {
+            gpu_paths_ctx(width)
+        } else {
+            interleaved_ctx(width)
+        };
         let mut c = 0;
         for layout in LAYOUTS {
             for uplo in UPLOS {

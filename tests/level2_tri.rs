@@ -274,14 +274,22 @@ fn stpmv_stbmv_with_interleaved_sums_match_blas() {
     // in textures 8192 and 16 texels wide (a column's rows then straddle texture rows),
     // orders whose sums split into many chunks (257: 22 of 3 texels; 1000 with k = 40: the
     // band's 23 texels in 3 chunks), x of increments 1 and -2 (copied to unit stride).
+    // With image stores too (as on a GPU: a symmetric packed matrix would be unpacked, a
+    // triangular one is not).
     let mut r = rng(407);
-    for (width, n, store) in [
-        (8192, 257, Store::Packed),
-        (16, 1000, Store::Packed),
-        (8192, 1000, Store::Band(40)),
-        (16, 301, Store::Band(9)),
+    for (width, n, store, image) in [
+        (8192, 257, Store::Packed, false),
+        (16, 1000, Store::Packed, false),
+        (8192, 1000, Store::Band(40), false),
+        (16, 301, Store::Band(9), false),
+        (8192, 257, Store::Packed, true),
+        (16, 130, Store::Packed, true),
     ] {
-        let ctx = interleaved_ctx(width);
+        let ctx = if image {
+            gpu_paths_ctx(width)
+        } else {
+            interleaved_ctx(width)
+        };
         for layout in LAYOUTS {
             for uplo in UPLOS {
                 for t in TRANS {

@@ -87,6 +87,20 @@ pub fn interleaved_ctx(width_cap: u32) -> Context {
     .expect("a GL context (Mesa llvmpipe in CI)")
 }
 
+/// [`interleaved_ctx`] with image stores forced on where the device has them (as on a GPU):
+/// symmetric packed products are then unpacked into full storage first.
+#[allow(dead_code)]
+pub fn gpu_paths_ctx(width_cap: u32) -> Context {
+    Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        interleaved_products: Some(true),
+        image_stores: Some(true),
+        width_cap: Some(width_cap),
+        ..Default::default()
+    })
+    .expect("a GL context (Mesa llvmpipe in CI)")
+}
+
 /// One of the level-2 solves' paths in the tests: its context, the orders it covers, and
 /// `every`: the sweeps run one case in `every`.
 #[allow(dead_code)]

@@ -47,17 +47,29 @@ static PRODUCT_VEC4_INTERLEAVED: Kernel = crate::kernel!("level2/product_vec4.fr
 /// The fold of [`chunked`]'s bands when the kernel computed its texels in spread order.
 static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1");
 
+/// The most columns a row of [`UNPACK`]'s grid holds.
+const GRID_COLUMNS: usize = 32;
+
+/// Texels each fragment of [`UNPACK`] writes (`PER` in its defines).
+const UNPACK_TEXELS_PER_FRAGMENT: u32 = 8;
+
+/// A packed triangle copied into full storage through image stores, 8 texels a fragment.
+static UNPACK: Kernel = crate::kernel!("level2/unpack.frag")
+    .defines("#define PER 8")
+    .image_stores();
+
 /// The fold of [`chunked`]'s bands into `y := alpha*sums + beta*y` ([`Sink::Update`]).
 static SUM_UPDATE: Kernel =
     crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1\n#define UPDATE 1");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 5] = [
+pub(crate) const KERNELS: [&Kernel; 6] = [
     &PRODUCT_STORED,
     &PRODUCT_VEC4,
     &PRODUCT_VEC4_INTERLEAVED,
     &SUM_GATHER,
     &SUM_UPDATE,
+    &UNPACK,
 ];
 
 /// Neighbouring indices a spread order moves apart (`spread_index` in `common.glsl`): the
@@ -335,7 +347,7 @@ pub(crate) fn product(
     let len_x = MvCall { a: *a, trans }.len_x();
     let incx = pass_inc(len_x as i32, incx);
     if incx == 1 {
-        return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);
+        return product_unit_x(ctx, a, abuf, trans, x, skip_zero, sink);
     }
     let inner = &ctx.inner;
     let l = inner.layout(len_x)?;
@@ -350,8 +362,84 @@ pub(crate) fn product(
         &mut unit,
         1,
     );
-    let t = copied.and_then(|()| product_stored(ctx, a, abuf, trans, &unit, skip_zero, sink));
+    let t = copied.and_then(|()| product_unit_x(ctx, a, abuf, trans, &unit, skip_zero, sink));
     inner.give_surface(unit.into_surface());
+    t
+}
+
+/// The largest order whose packed triangle [`product_unit_x`] unpacks (a scratch of
+/// `order^2` floats: 256 MiB).
+const UNPACK_MAX_ORDER: usize = 8192;
+
+/// Whether [`product_unit_x`] unpacks `a`: a symmetric matrix in packed storage of order up
+/// to [`UNPACK_MAX_ORDER`], on a context that sums interleaved chunks and writes images. On
+/// the H100 at order 4096 the unpacking took 410 us and the full product 231 (sspmv: 653 us
+/// against 825 with the packed kernel), but a triangular product reads the triangle once:
+/// 132 us after the unpacking against 480 us packed (stpmv: 593 against 500).
+fn unpacks(a: &Matrix, interleaved: bool, image_stores: bool) -> bool {
+    a.storage == Storage::Packed
+        && matches!(a.shape, Shape::Symmetric(_))
+        && a.cols <= UNPACK_MAX_ORDER
+        && interleaved
+        && image_stores
+}
+
+/// [`product`] with a unit-stride x, any storage but full with `lda % 4 == 0`: a packed
+/// symmetric matrix on a GPU with image stores ([`unpacks`]) is first copied into full
+/// storage (`glsl/level2/unpack.frag`) and multiplied there by [`product_vec4`] (on the
+/// H100 the packed kernel reads at a third of the full one's rate: each packed column starts
+/// at a different place of the texture's rows); every other by [`product_stored`].
+#[allow(clippy::too_many_arguments)]
+fn product_unit_x(
+    ctx: &Context,
+    a: &Matrix,
+    abuf: &Buffer,
+    trans: bool,
+    x: &Buffer,
+    skip_zero: bool,
+    sink: Sink<'_>,
+) -> Result<Option<Buffer>> {
+    let inner = &ctx.inner;
+    if !unpacks(a, inner.interleaved_products, inner.in_place_level1) {
+        return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);
+    }
+    let n = a.cols;
+    let lda = n.next_multiple_of(4).max(4);
+    let l = inner.layout(lda * n)?;
+    let full = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, lda * n)?;
+    let per_col = (n.div_ceil(4) as u32).div_ceil(UNPACK_TEXELS_PER_FRAGMENT);
+    // Grid rows of as many columns as lie between two that start at the same place of the
+    // full texture's rows (as the rank updates' grid): a warp's rows of fragments then
+    // write neighbouring rows of the texture.
+    let columns = aligned_columns(l.width as usize, lda / 4).clamp(1, GRID_COLUMNS);
+    let row = (per_col as usize * columns).min(inner.info_max_texture() as usize);
+    let (gw, gh) = crate::layout::texel_rect(per_col as usize * n, row as u32);
+    let prog = inner.program(&UNPACK)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    abuf.bind(gl, &prog, 0, "a", "a_width");
+    gl.set_i32(
+        &prog,
+        "a_last",
+        abuf.layout().data_texels().max(1) as i32 - 1,
+    );
+    gl.set_i32(&prog, "n", n as i32);
+    let upper = matches!(
+        a.shape,
+        Shape::Symmetric(Uplo::Upper) | Shape::Triangular(Uplo::Upper, _)
+    );
+    gl.set_i32(&prog, "upper", upper as i32);
+    gl.set_i32(&prog, "lda", lda as i32);
+    gl.set_i32(&prog, "out_width", l.width as i32);
+    gl.set_i32(&prog, "per_col", per_col as i32);
+    gl.set_i32(&prog, "grid_width", gw as i32);
+    gl.draw_image_stores(&[full.surface()], gw, gh);
+    let m = Matrix {
+        storage: Storage::Full { lda },
+        ..*a
+    };
+    let t = product_vec4(ctx, &m, lda, &full, trans, x, skip_zero, sink);
+    inner.give_surface(full.into_surface());
     t
 }
 
