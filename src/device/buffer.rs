@@ -131,6 +131,12 @@ impl Buffer {
         self.layout
     }
 
+    /// The index of the buffer's last data texel (0 for an empty buffer): what kernels
+    /// that read runs of elements clamp their texel indices to.
+    pub(crate) fn last_texel(&self) -> i32 {
+        self.layout.data_texels().max(1) as i32 - 1
+    }
+
     pub(crate) fn surface(&self) -> &Surface {
         self.surface.as_ref().expect("a live buffer has a surface")
     }

@@ -37,6 +37,16 @@ pub(crate) enum Shape {
     Triangular(Uplo, Diag),
 }
 
+impl Shape {
+    /// Whether the stored triangle is the upper one (false for a general matrix).
+    pub(crate) fn upper(self) -> bool {
+        matches!(
+            self,
+            Shape::Symmetric(Uplo::Upper) | Shape::Triangular(Uplo::Upper, _)
+        )
+    }
+}
+
 /// A level-2 matrix argument in column-major form: `rows x cols` (square unless general).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Matrix {
@@ -244,6 +254,15 @@ pub(crate) fn aligned_columns(width: usize, col: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stored_triangle_of_each_shape() {
+        assert!(Shape::Symmetric(Uplo::Upper).upper());
+        assert!(Shape::Triangular(Uplo::Upper, Diag::Unit).upper());
+        assert!(!Shape::Symmetric(Uplo::Lower).upper());
+        assert!(!Shape::Triangular(Uplo::Lower, Diag::NonUnit).upper());
+        assert!(!Shape::General.upper());
+    }
 
     #[test]
     fn columns_that_start_at_the_same_place_of_a_row() {

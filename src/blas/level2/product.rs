@@ -116,6 +116,41 @@ pub(crate) fn vec4_rules(shape: Shape, trans: bool) -> (Option<Rule>, Option<Rul
     }
 }
 
+/// The parts of `op(A)*x` that `product_vec4.frag` and `product_stored.frag` compute
+/// ([`vec4_rules`]), with the lengths of y and x.
+struct Parts {
+    col: Option<Rule>,
+    row: Option<Rule>,
+    len_y: usize,
+    len_x: usize,
+}
+
+impl Parts {
+    fn new(a: &Matrix, trans: bool) -> Self {
+        let (col, row) = vec4_rules(a.shape, trans);
+        let op = MvCall { a: *a, trans };
+        Parts {
+            col,
+            row,
+            len_y: op.len_y(),
+            len_x: op.len_x(),
+        }
+    }
+
+    /// The uniforms both kernels read for the parts of `a`: its shape, the rules (-1 for a
+    /// part left out), the unit diagonal and `skip_zero`.
+    fn set(&self, gl: &Gl, p: &Program, a: &Matrix, skip_zero: bool) {
+        let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
+        let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
+        gl.set_i32(p, "rows", a.rows as i32);
+        gl.set_i32(p, "cols", a.cols as i32);
+        gl.set_i32(p, "col_rule", rule(self.col));
+        gl.set_i32(p, "row_rule", rule(self.row));
+        gl.set_i32(p, "unit_diag", unit as i32);
+        gl.set_i32(p, "skip_zero", skip_zero as i32);
+    }
+}
+
 /// Whether [`product`] reads `a` and x as vec4 texels: full storage with a leading
 /// dimension that is a multiple of 4, and `incx == 1`.
 pub(crate) fn vec4_applies(a: &Matrix, incx: i32) -> bool {
@@ -418,17 +453,9 @@ fn product_unit_x(
     let gl = inner.enter()?;
     gl.use_program(&prog);
     abuf.bind(gl, &prog, 0, "a", "a_width");
-    gl.set_i32(
-        &prog,
-        "a_last",
-        abuf.layout().data_texels().max(1) as i32 - 1,
-    );
+    gl.set_i32(&prog, "a_last", abuf.last_texel());
     gl.set_i32(&prog, "n", n as i32);
-    let upper = matches!(
-        a.shape,
-        Shape::Symmetric(Uplo::Upper) | Shape::Triangular(Uplo::Upper, _)
-    );
-    gl.set_i32(&prog, "upper", upper as i32);
+    gl.set_i32(&prog, "upper", a.shape.upper() as i32);
     gl.set_i32(&prog, "lda", lda as i32);
     gl.set_i32(&prog, "out_width", l.width as i32);
     gl.set_i32(&prog, "per_col", per_col as i32);
@@ -464,11 +491,7 @@ pub(crate) fn product_stored(
     skip_zero: bool,
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
-    let op = MvCall { a: *a, trans };
-    let (len_y, len_x) = (op.len_y(), op.len_x());
-    let (col, row) = vec4_rules(a.shape, trans);
-    let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
-    let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
+    let parts = Parts::new(a, trans);
     let interleave = ctx.inner.interleaved_products;
     let split = if interleave {
         Split::interleaved()
@@ -476,43 +499,36 @@ pub(crate) fn product_stored(
         Split::new(ctx.info().software, STORED_MAX_CHUNK)
     };
     let big = (a.rows + a.cols + 8) as i32;
-    let (storage, lda, band_lo, band_hi, ku) = match (a.storage, a.shape) {
-        (Storage::Full { lda }, _) => (0, lda, -big, big, 0),
-        (Storage::Band { kl, ku, lda }, _) => (1, lda, -(kl as i32), ku as i32, ku),
-        (Storage::Packed, Shape::Triangular(Uplo::Upper, _) | Shape::Symmetric(Uplo::Upper)) => {
-            (2, 0, -big, big, 0)
-        }
-        (Storage::Packed, _) => (3, 0, -big, big, 0),
+    let (storage, lda, band_lo, band_hi, ku) = match a.storage {
+        Storage::Full { lda } => (0, lda, -big, big, 0),
+        Storage::Band { kl, ku, lda } => (1, lda, -(kl as i32), ku as i32, ku),
+        Storage::Packed if a.shape.upper() => (2, 0, -big, big, 0),
+        Storage::Packed => (3, 0, -big, big, 0),
     };
     // Interleaved chunks share a part's reach (a band's width at most); runs split all of x.
     let summed = if interleave {
-        reach_texels(a, trans, len_x)
+        reach_texels(a, trans, parts.len_x)
     } else {
-        len_x.div_ceil(4)
+        parts.len_x.div_ceil(4)
     };
     chunked(
         ctx,
         &PRODUCT_STORED,
-        len_y,
+        parts.len_y,
         summed,
         Some(split),
         1,
         sink,
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
-            gl.set_i32(p, "a_last", abuf.layout().data_texels().max(1) as i32 - 1);
+            gl.set_i32(p, "a_last", abuf.last_texel());
             gl.set_i32(p, "storage", storage);
             gl.set_i32(p, "lda", lda as i32);
             gl.set_i32(p, "ku", ku as i32);
             gl.set_i32(p, "order", a.cols as i32);
             gl.set_i32(p, "band_lo", band_lo);
             gl.set_i32(p, "band_hi", band_hi);
-            gl.set_i32(p, "rows", a.rows as i32);
-            gl.set_i32(p, "cols", a.cols as i32);
-            gl.set_i32(p, "col_rule", rule(col));
-            gl.set_i32(p, "row_rule", rule(row));
-            gl.set_i32(p, "unit_diag", unit as i32);
-            gl.set_i32(p, "skip_zero", skip_zero as i32);
+            parts.set(gl, p, a, skip_zero);
             gl.set_i32(p, "interleave", interleave as i32);
             x.bind(gl, p, 1, "x", "x_width");
         },
@@ -547,11 +563,7 @@ pub(crate) fn product_vec4(
     skip_zero: bool,
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
-    let op = MvCall { a: *a, trans };
-    let (len_y, len_x) = (op.len_y(), op.len_x());
-    let (col, row) = vec4_rules(a.shape, trans);
-    let rule = |r: Option<Rule>| r.map_or(-1, |r| r as i32);
-    let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
+    let parts = Parts::new(a, trans);
     let interleave = ctx.inner.interleaved_products;
     let split = if interleave {
         Split::interleaved()
@@ -573,20 +585,15 @@ pub(crate) fn product_vec4(
         } else {
             &PRODUCT_VEC4
         },
-        len_y,
-        len_x.div_ceil(4),
+        parts.len_y,
+        parts.len_x.div_ceil(4),
         Some(split),
-        if row.is_some() { q } else { 1 },
+        if parts.row.is_some() { q } else { 1 },
         sink,
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
             gl.set_i32(p, "lda", lda as i32);
-            gl.set_i32(p, "rows", a.rows as i32);
-            gl.set_i32(p, "cols", a.cols as i32);
-            gl.set_i32(p, "col_rule", rule(col));
-            gl.set_i32(p, "row_rule", rule(row));
-            gl.set_i32(p, "unit_diag", unit as i32);
-            gl.set_i32(p, "skip_zero", skip_zero as i32);
+            parts.set(gl, p, a, skip_zero);
             gl.set_i32(p, "spread", q as i32);
             gl.set_i32(p, "chunk_run", CHUNK_RUN as i32);
             x.bind(gl, p, 1, "x", "x_width");

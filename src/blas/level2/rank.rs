@@ -226,7 +226,7 @@ impl RankCall {
             Storage::Full { lda } => (0, lda),
             _ => (1, 0),
         };
-        let upper = matches!(self.a.shape, Shape::Symmetric(Uplo::Upper));
+        let upper = self.a.shape.upper();
         gl.set_i32(&prog, "is_packed", packed);
         gl.set_i32(&prog, "span", span as i32);
         gl.set_i32(&prog, "lda", lda as i32);
@@ -238,8 +238,8 @@ impl RankCall {
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_i32(&prog, "incx", incx);
         gl.set_i32(&prog, "incy", incy);
-        gl.set_i32(&prog, "x_last", x.layout().data_texels().max(1) as i32 - 1);
-        gl.set_i32(&prog, "y_last", y.layout().data_texels().max(1) as i32 - 1);
+        gl.set_i32(&prog, "x_last", x.last_texel());
+        gl.set_i32(&prog, "y_last", y.last_texel());
         match out {
             None if vec4 => {
                 // Fragment f (row-major in a grid of rows of `columns` columns) updates
