@@ -18,8 +18,8 @@ use clap::Parser;
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 use fragblas::{
-    Buffer, Context, ContextOptions, Diag, Layout::ColMajor, Side, Transpose, Transpose::NoTrans,
-    Uplo,
+    Buffer, Context, ContextOptions, Diag, GemmKernel, Layout::ColMajor, Side, Transpose,
+    Transpose::NoTrans, Uplo,
 };
 
 /// Where a call's GPU time goes, kernel by kernel.
@@ -175,10 +175,16 @@ fn main() -> fragblas::Result<()> {
                 })?;
             }
         }
-        let name = "sgemm_batched 1000x64^3".to_string();
-        if inverse && wanted(&name) {
-            let (n, count) = (64i32, 1000usize);
-            let one = 64 * 64;
+        if inverse {
+            sgemm(&ctx, &wanted)?;
+        }
+        for (n, count) in [(64usize, 1000usize), (256, 100)] {
+            let name = format!("sgemm_batched {count}x{n}^3");
+            if !inverse || !wanted(&name) {
+                continue;
+            }
+            let ni = n as i32;
+            let one = n * n;
             let a = ctx.upload(&random(count * one, 8))?;
             let b = ctx.upload(&random(count * one, 9))?;
             let mut c = ctx.zeros(count * one)?;
@@ -188,23 +194,59 @@ fn main() -> fragblas::Result<()> {
                     ColMajor,
                     NoTrans,
                     NoTrans,
-                    n,
-                    n,
-                    n,
+                    ni,
+                    ni,
+                    ni,
                     1.0,
                     &a,
-                    n,
+                    ni,
                     s,
                     &b,
-                    n,
+                    ni,
                     s,
                     0.0,
                     &mut c,
-                    n,
+                    ni,
                     s,
                     count as i32,
                 )
             })?;
+        }
+    }
+    Ok(())
+}
+
+/// sgemm at the small sizes of issue 30 (256 to 2048), under each kernel that can run.
+fn sgemm(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> {
+    for n in [256usize, 512, 1024, 2048] {
+        let ni = n as i32;
+        let a = ctx.upload(&random(n * n, 21))?;
+        let b = ctx.upload(&random(n * n, 22))?;
+        let mut c = ctx.upload(&random(n * n, 23))?;
+        for kernel in [
+            GemmKernel::Auto,
+            GemmKernel::Strip1,
+            GemmKernel::Strip4,
+            GemmKernel::Strip8,
+            GemmKernel::Tile8,
+            GemmKernel::Tile16,
+        ] {
+            let name = format!("sgemm {n} {kernel:?}");
+            if !wanted(&name) {
+                continue;
+            }
+            let mut body = || {
+                ctx.sgemm_with(
+                    kernel, ColMajor, NoTrans, NoTrans, ni, ni, ni, 1.0, &a, ni, &b, ni, 0.5,
+                    &mut c, ni,
+                )
+            };
+            // A kernel the device cannot run is named and skipped.
+            if let Err(e) = body() {
+                println!("{name}: {e}");
+                continue;
+            }
+            run(ctx, &name, &mut body)?;
         }
     }
     Ok(())

@@ -357,6 +357,68 @@ fn sgemm_1024() {
     run_case(&ctx, &mut r, &cs, &[GemmKernel::Generic]);
 }
 
+/// On GPUs with image stores the packed kernels pack through image stores (8 texels a
+/// fragment, every packed layout) and the strip kernels merge into C in place where C's
+/// offset and leading dimension are multiples of 4 (the rendered merge elsewhere): every
+/// kernel on a context that takes those paths, over shapes that end mid-texel, mid-strip
+/// and mid-quad, k over two uniform chunks, padded leading dimensions that are and are not
+/// multiples of 4, both layouts, every transpose pair and special scalars.
+#[test]
+fn sgemm_with_image_store_packs_and_in_place_merge() {
+    let ctx = image_ctx();
+    let mut r = rng(25);
+    let mut idx = 0usize;
+    for &(m, n, k) in &[
+        (1, 1, 1),
+        (7, 13, 29),
+        (8, 16, 4),
+        (9, 17, 33),
+        (33, 70, 65),
+        (64, 64, 64),
+    ] {
+        for layout in [ColMajor, RowMajor] {
+            for (ta, tb) in TRANS {
+                let (alpha, beta) = [(0.7, -1.0), (1.0, 0.0), (-1.0, 1.0), (0.0, 0.7)][idx % 4];
+                // C's lines padded to a multiple of 4 (the in-place merge) or not.
+                let c_in = if layout == ColMajor { m } else { n };
+                let pad = if idx % 2 == 0 {
+                    (4 - c_in % 4) % 4
+                } else {
+                    (4 - c_in % 4) % 4 + 1
+                };
+                idx += 1;
+                let cs = Case {
+                    layout,
+                    ta,
+                    tb,
+                    m,
+                    n,
+                    k,
+                    alpha,
+                    beta,
+                    pad,
+                };
+                run_case(&ctx, &mut r, &cs, &KERNELS);
+            }
+        }
+    }
+    // k over two chunks of the strip kernels' uniform blocks.
+    for (ta, tb, pad) in [(NoTrans, NoTrans, 3), (Trans, Trans, 0)] {
+        let cs = Case {
+            layout: ColMajor,
+            ta,
+            tb,
+            m: 37,
+            n: 21,
+            k: 2100,
+            alpha: -0.7,
+            beta: 0.7,
+            pad,
+        };
+        run_case(&ctx, &mut r, &cs, &[GemmKernel::Strip4, GemmKernel::Tile8]);
+    }
+}
+
 /// |op(A)| |x| with NaNs (gaps, alpha == 0 poison) counted as 0: the scale of the rounding
 /// error of an sgemv on both sides.
 #[allow(clippy::too_many_arguments)]

@@ -59,13 +59,14 @@ fn poison_written(v: &mut [f32], written: &[bool]) {
 
 #[allow(clippy::too_many_arguments)]
 fn symm_case(
+    ctx: &fragblas::Context,
     r: &mut rand::rngs::StdRng,
     (layout, side, uplo): (Layout, Side, Uplo),
     m: usize,
     n: usize,
     (alpha, beta, extra): (f32, f32, usize),
 ) {
-    let ctx = ctx();
+    let ctx = ctx.clone();
     let ka = if side == Side::Left { m } else { n };
     let lda = ka.max(1) + extra;
     let (ldb, ldc) = (ld(layout, m, n, extra), ld(layout, m, n, extra));
@@ -116,13 +117,14 @@ fn ssymm_every_size_side_triangle_and_layout() {
         for layout in LAYOUTS {
             for side in SIDES {
                 for uplo in UPLOS {
-                    symm_case(&mut r, (layout, side, uplo), m, n, pick(count));
+                    symm_case(&ctx(), &mut r, (layout, side, uplo), m, n, pick(count));
                     count += 1;
                 }
             }
         }
     }
     symm_case(
+        &ctx(),
         &mut r,
         (Layout::ColMajor, Side::Left, Uplo::Lower),
         1000,
@@ -134,6 +136,7 @@ fn ssymm_every_size_side_triangle_and_layout() {
 /// One ssyrk (`b` None) or ssyr2k case.
 #[allow(clippy::too_many_arguments)]
 fn syrk_case(
+    ctx: &fragblas::Context,
     r: &mut rand::rngs::StdRng,
     two: bool,
     (layout, uplo, trans): (Layout, Uplo, Transpose),
@@ -141,7 +144,7 @@ fn syrk_case(
     k: usize,
     (alpha, beta, extra): (f32, f32, usize),
 ) {
-    let ctx = ctx();
+    let ctx = ctx.clone();
     // op(A) is n x k: A is n x k (NoTrans) or k x n.
     let (ar, ac) = if trans == Transpose::NoTrans {
         (n, k)
@@ -219,7 +222,15 @@ fn syrk_sweep(two: bool, seed: u64) {
         for layout in LAYOUTS {
             for uplo in UPLOS {
                 for trans in TRANS {
-                    syrk_case(&mut r, two, (layout, uplo, trans), n, k, pick(count));
+                    syrk_case(
+                        &ctx(),
+                        &mut r,
+                        two,
+                        (layout, uplo, trans),
+                        n,
+                        k,
+                        pick(count),
+                    );
                     count += 1;
                 }
             }
@@ -232,6 +243,7 @@ fn ssyrk_every_size_triangle_transpose_and_layout() {
     syrk_sweep(false, 32);
     let mut r = rng(33);
     syrk_case(
+        &ctx(),
         &mut r,
         false,
         (Layout::RowMajor, Uplo::Upper, Transpose::NoTrans),
@@ -246,6 +258,7 @@ fn ssyr2k_every_size_triangle_transpose_and_layout() {
     syrk_sweep(true, 34);
     let mut r = rng(35);
     syrk_case(
+        &ctx(),
         &mut r,
         true,
         (Layout::ColMajor, Uplo::Lower, Transpose::Trans),
@@ -271,11 +284,11 @@ fn every_gemm_kernel_under_small_symmetric_shapes() {
                 let (alpha, beta, extra) = pick(count);
                 for two in [false, true] {
                     let modes = (l, UPLOS[(count / 2) % 2], TRANS[(count / 4) % 2]);
-                    syrk_case(&mut r, two, modes, n, k, (alpha, beta, extra));
+                    syrk_case(&ctx, &mut r, two, modes, n, k, (alpha, beta, extra));
                 }
                 if k == 0 {
                     let modes = (l, SIDES[(count / 2) % 2], UPLOS[(count / 4) % 2]);
-                    symm_case(&mut r, modes, n, n + 1, (alpha, beta, extra));
+                    symm_case(&ctx, &mut r, modes, n, n + 1, (alpha, beta, extra));
                 }
                 count += 1;
             }
@@ -293,6 +306,7 @@ fn every_gemm_kernel_under_the_symmetric_routines() {
         ctx.set_gemm_kernel(kernel);
         let l = LAYOUTS[i % 2];
         symm_case(
+            &ctx,
             &mut r,
             (l, SIDES[i % 2], UPLOS[(i / 2) % 2]),
             65,
@@ -301,7 +315,51 @@ fn every_gemm_kernel_under_the_symmetric_routines() {
         );
         for two in [false, true] {
             let modes = (l, UPLOS[i % 2], TRANS[(i / 2) % 2]);
-            syrk_case(&mut r, two, modes, 129, 33, (-1.0, 0.7, 1));
+            syrk_case(&ctx, &mut r, two, modes, 129, 33, (-1.0, 0.7, 1));
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}
+
+/// On a context whose packed kernels pack through image stores and whose strip kernels
+/// merge in place (GPUs with image stores): ssymm, ssyrk and ssyr2k under the strip and tile
+/// kernels, with C's leading dimension a multiple of 4 (the triangles of ssyrk's diagonal
+/// blocks merged in place) and not, at orders that end mid-strip.
+#[test]
+fn symmetric_routines_with_image_store_packs_and_in_place_merge() {
+    let ctx = image_ctx();
+    let mut r = rng(39);
+    for (i, kernel) in [
+        fragblas::GemmKernel::Strip4,
+        fragblas::GemmKernel::Tile8,
+        fragblas::GemmKernel::Strip1,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        ctx.set_gemm_kernel(kernel);
+        for (c, (n, k, extra)) in [(129, 33, 3), (70, 9, 2), (9, 5, 3)]
+            .into_iter()
+            .enumerate()
+        {
+            let l = LAYOUTS[(i + c) % 2];
+            symm_case(
+                &ctx,
+                &mut r,
+                (l, SIDES[c % 2], UPLOS[(i + c) % 2]),
+                n,
+                n + 3,
+                (0.7, [-1.0, 0.0][c % 2], extra),
+            );
+            for two in [false, true] {
+                for uplo in UPLOS {
+                    let modes = (l, uplo, TRANS[(c + two as usize) % 2]);
+                    // beta == 0 too: the other triangle holds NaN (it may not be read),
+                    // so only a finite result shows a write there.
+                    let beta = [0.7, 0.0][(c + two as usize) % 2];
+                    syrk_case(&ctx, &mut r, two, modes, n, k, (-1.0, beta, extra));
+                }
+            }
         }
     }
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
@@ -325,7 +383,7 @@ fn ssyr2k_sblat3_case_under_every_kernel() {
                         for alpha in [0.0, 1.0, 0.7] {
                             for beta in [0.0, 1.0, 0.9] {
                                 let modes = (Layout::ColMajor, uplo, trans);
-                                syrk_case(&mut r, true, modes, n, k, (alpha, beta, 1));
+                                syrk_case(&ctx, &mut r, true, modes, n, k, (alpha, beta, 1));
                             }
                         }
                     }
@@ -348,7 +406,7 @@ fn ssyrk_ssyr2k_halved_triangles() {
             for trans in [Transpose::NoTrans, Transpose::Trans] {
                 let layout = [Layout::ColMajor, Layout::RowMajor][c % 2];
                 let scalars = [(0.7, 1.0, 0), (-1.0, 0.0, 3)][(c / 2) % 2];
-                syrk_case(&mut r, two, (layout, uplo, trans), 2100, 3, scalars);
+                syrk_case(&ctx(), &mut r, two, (layout, uplo, trans), 2100, 3, scalars);
                 c += 1;
             }
         }

@@ -481,3 +481,29 @@ fn every_gemm_kernel_under_the_triangular_routines() {
     }
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
 }
+
+/// strmm and strsm on a context whose packed kernels pack through image stores and whose
+/// strip kernels merge in place (GPUs with image stores), under the strip and tile kernels.
+#[test]
+fn triangular_routines_with_image_store_packs_and_in_place_merge() {
+    let ctx = image_ctx();
+    let mut r = rng(49);
+    let mut c = 0;
+    for kernel in [fragblas::GemmKernel::Strip4, fragblas::GemmKernel::Tile8] {
+        ctx.set_gemm_kernel(kernel);
+        for (m, n, extra) in [(300, 40, 0), (129, 65, 3), (9, 4, 1)] {
+            for solve in [false, true] {
+                let modes = (
+                    LAYOUTS[c % 2],
+                    SIDES[(c / 2) % 2],
+                    UPLOS[(c / 4) % 2],
+                    TRANS[(c / 8) % 2],
+                    DIAGS[(c / 2) % 2],
+                );
+                tri_case(&ctx, &mut r, solve, modes, (m, n), (0.7, extra));
+                c += 1;
+            }
+        }
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}

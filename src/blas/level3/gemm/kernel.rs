@@ -39,6 +39,11 @@ static GEMM_MERGE_MRT4: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
 static GEMM_MERGE_MRT8: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
     .defines("#define COLS 8")
     .header(WINDOW_GLSL);
+/// Reorder pass through image stores, 8 texels a fragment: any of the packed layouts
+/// (GPUs with GL 4.3 / GLES 3.1, where the rendered packs are bound by the fragment rate).
+pub(crate) static GEMM_PACK_IMAGE: Kernel = crate::kernel!("level3/gemm_pack_image.frag")
+    .defines("#define KC 2048\n#define BAND 8")
+    .image_stores();
 /// Strip path, reorder pass: packs op(A) into one uniform block per 8-row strip and chunk
 /// of k.
 pub(crate) static GEMM_PACK_STRIP: Kernel =
@@ -65,6 +70,13 @@ static GEMM_STRIP8: Kernel = crate::kernel!("level3/gemm_strip.frag")
 static GEMM_MERGE_STRIP: Kernel = crate::kernel!("level3/gemm_merge_strip.frag")
     .defines("#define KC 2048\n#define BAND 8")
     .header(WINDOW_GLSL);
+/// The strip kernels' merge in place through image stores: one fragment a tile of 8 x 4
+/// elements, C updated where it lies (offset and leading dimension multiples of 4).
+pub(crate) static GEMM_MERGE_STRIP_IMAGE: Kernel =
+    crate::kernel!("level3/gemm_merge_strip_image.frag")
+        .defines("#define KC 2048\n#define BAND 8")
+        .header(WINDOW_GLSL)
+        .image_stores();
 
 /// Tile kernel: 8 x 8 tiles, op(A) from a storage buffer, image stores.
 static GEMM_TILE8: Kernel = crate::kernel!("level3/gemm_tile.frag")
@@ -78,9 +90,11 @@ static GEMM_TILE16: Kernel = crate::kernel!("level3/gemm_tile.frag")
     .image_stores();
 
 /// The kernels of sgemm.
-pub(crate) const KERNELS: [&Kernel; 15] = [
+pub(crate) const KERNELS: [&Kernel; 17] = [
     &GEMM_GENERIC,
     &GEMM_PACK,
+    &GEMM_PACK_IMAGE,
+    &GEMM_MERGE_STRIP_IMAGE,
     &GEMM_VEC4,
     &GEMM_MERGE,
     &GEMM_MRT4,
@@ -318,6 +332,8 @@ mod tests {
             &GEMM_STRIP8,
             &GEMM_PACK_STRIP,
             &GEMM_MERGE_STRIP,
+            &GEMM_PACK_IMAGE,
+            &GEMM_MERGE_STRIP_IMAGE,
         ] {
             assert!(
                 k.defines.contains(&format!("#define KC {STRIP_KC}")),

@@ -165,7 +165,7 @@ impl Context {
         let out = if alpha == 0.0 || s.k == 0 {
             // C := beta*C without A or B, and without alpha: reference skips the product
             // altogether, so a NaN or Inf alpha does not reach C when k == 0.
-            generic_pass(inner, &GemmCall { alpha: 0.0, ..call }, 0)?
+            Some(generic_pass(inner, &GemmCall { alpha: 0.0, ..call }, 0)?)
         } else {
             let info = self.info();
             let kernel = match kernel {
@@ -187,7 +187,10 @@ impl Context {
             };
             multiply(inner, kernel, &call)?
         };
-        install(inner, c, out, rect)
+        match out {
+            Some(out) => install(inner, c, out, rect),
+            None => Ok(()),
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 //! multiply passes of each kernel and their merges into C. [`multiply`] runs a chosen
 //! kernel; nothing here chooses.
 
-use crate::blas::level3::gemm::kernel::{GemmKernel, GEMM_GENERIC, GEMM_PACK, GEMM_PACK_STRIP};
+use crate::blas::level3::gemm::kernel::{
+    GemmKernel, GEMM_GENERIC, GEMM_MERGE_STRIP_IMAGE, GEMM_PACK, GEMM_PACK_IMAGE, GEMM_PACK_STRIP,
+};
 use crate::blas::level3::gemm::plan::{
     StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
 };
@@ -106,6 +108,41 @@ pub(crate) fn generic_pass(inner: &Inner, call: &GemmCall, k: usize) -> Result<S
     })
 }
 
+/// Where a packing pass puts layout texel (x, y) (rows 4x..4x+3 of column y of the packed
+/// operand) in its texture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// At (x, y).
+    Plain,
+    /// In 2x2 blocks: four neighbouring texels of a column share one (the strip kernels'
+    /// op(B); `gemm_pack.frag`'s `quads`).
+    Quads,
+    /// In the strip kernels' uniform blocks of op(A): strip s, chunk c of `chunks`
+    /// (`gemm_pack_strip.frag`).
+    Strips { chunks: usize },
+}
+
+impl Place {
+    /// `place_kind` of `gemm_pack_image.frag`.
+    fn kind(self) -> i32 {
+        match self {
+            Place::Plain => 0,
+            Place::Quads => 1,
+            Place::Strips { .. } => 2,
+        }
+    }
+
+    /// The layout's extent in texels for a texture of `(w, h)` texels.
+    fn extent(self, (w, h): (u32, u32)) -> (u32, u32) {
+        match self {
+            Place::Plain => (w, h),
+            Place::Quads => (2 * w, h / 2),
+            // Texture row s*chunks + c holds strip s's chunk c, two texels a value of k.
+            Place::Strips { chunks } => (2 * h / chunks as u32, chunks as u32 * w / 2),
+        }
+    }
+}
+
 /// Reorder pass: packs op(M) (rows x cols of the operand `op`: stored from `op.off` with
 /// `op.ld`, transposed if `op.trans`) into a `ceil(rows/4)` x `height` texture, zero-padded.
 #[allow(clippy::too_many_arguments)]
@@ -118,26 +155,33 @@ fn pack(
     height: usize,
     quads: bool,
 ) -> Result<Surface> {
-    let (w, h) = if quads {
-        (2 * rows.div_ceil(16).max(1), 2 * height.max(1))
+    let (w, h, place) = if quads {
+        (
+            2 * rows.div_ceil(16).max(1),
+            2 * height.max(1),
+            Place::Quads,
+        )
     } else {
-        (rows.div_ceil(4).max(1), height.max(1))
+        (rows.div_ceil(4).max(1), height.max(1), Place::Plain)
     };
-    pack_sized(inner, src, op, (rows, cols), (w as u32, h as u32), quads)
+    pack_sized(inner, src, op, (rows, cols), (w as u32, h as u32), place)
 }
 
 /// [`pack`] into a `w` x `h` texture (at least the size `pack` gives; texels past the
-/// operand are zero).
+/// operand are zero), its texels where `place` puts them. On GPUs with image stores
+/// (`gemm_pack_image.frag`, 8 texels a fragment) every place; elsewhere
+/// (`gemm_pack.frag`, one texel a fragment) [`Place::Plain`] and [`Place::Quads`].
 fn pack_sized(
     inner: &Inner,
     src: &Buffer,
     op: Operand,
     (rows, cols): (usize, usize),
     (w, h): (u32, u32),
-    quads: bool,
+    place: Place,
 ) -> Result<Surface> {
-    let prog = inner.program(&GEMM_PACK)?;
     let out = inner.take_surface(w, h)?;
+    let image = inner.in_place_level1;
+    let prog = inner.program(if image { &GEMM_PACK_IMAGE } else { &GEMM_PACK })?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
     src.bind(gl, &prog, 0, "src", "src_width");
@@ -146,8 +190,26 @@ fn pack_sized(
     gl.set_i32(&prog, "trans", op.trans as i32);
     gl.set_i32(&prog, "rows", rows as i32);
     gl.set_i32(&prog, "cols", cols as i32);
-    gl.set_i32(&prog, "quads", quads as i32);
-    gl.draw(&[&out], w, h);
+    if image {
+        let (ew, eh) = place.extent((w, h));
+        gl.set_i32(&prog, "src_last", src.last_texel());
+        gl.set_i32(&prog, "place_kind", place.kind());
+        if let Place::Strips { chunks } = place {
+            gl.set_i32(&prog, "chunks", chunks as i32);
+        }
+        gl.set_ivec2(&prog, "extent", [ew as i32, eh as i32]);
+        // A fragment writes 8 texels of a layout row (op(M) = M) or column (transposed).
+        let grid = if op.trans {
+            (ew, eh.div_ceil(8))
+        } else {
+            (ew.div_ceil(8), eh)
+        };
+        gl.draw_image_stores(&[&out], grid.0, grid.1);
+    } else {
+        debug_assert!(!matches!(place, Place::Strips { .. }));
+        gl.set_i32(&prog, "quads", (place == Place::Quads) as i32);
+        gl.draw(&[&out], w, h);
+    }
     Ok(out)
 }
 
@@ -243,27 +305,36 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
 
 /// Strip path: pack op(A) into uniform blocks and op(B) into rows of 4 columns, multiply
 /// strip by strip (chunks of k after the first add by blending), merge into C.
-fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Option<Surface>> {
     let GemmCall { s, a, b, .. } = *call;
     let (mul, merge) = kernel.kernels();
     let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
     let plan = StripPlan::new(s, mul.uniform_blocks as usize, align);
 
     // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
-    let prog = inner.program(&GEMM_PACK_STRIP)?;
     let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
-    let ap = inner.take_surface(w, h)?;
+    let ap = if inner.in_place_level1 {
+        let place = Place::Strips {
+            chunks: plan.chunks,
+        };
+        pack_sized(inner, a, s.a, (s.m, s.k), (w, h), place)?
+    } else {
+        let prog = inner.program(&GEMM_PACK_STRIP)?;
+        let ap = inner.take_surface(w, h)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        a.bind(gl, &prog, 0, "src", "src_width");
+        gl.set_i32(&prog, "src_off", s.a.off as i32);
+        gl.set_i32(&prog, "ld", s.a.ld as i32);
+        gl.set_i32(&prog, "trans", s.a.trans as i32);
+        gl.set_i32(&prog, "rows", s.m as i32);
+        gl.set_i32(&prog, "cols", s.k as i32);
+        gl.set_i32(&prog, "chunks", plan.chunks as i32);
+        gl.draw(&[&ap], w, h);
+        ap
+    };
     let blocks = inner.take_block_buffer(plan.buffer_bytes())?;
     let gl = inner.enter()?;
-    gl.use_program(&prog);
-    a.bind(gl, &prog, 0, "src", "src_width");
-    gl.set_i32(&prog, "src_off", s.a.off as i32);
-    gl.set_i32(&prog, "ld", s.a.ld as i32);
-    gl.set_i32(&prog, "trans", s.a.trans as i32);
-    gl.set_i32(&prog, "rows", s.m as i32);
-    gl.set_i32(&prog, "cols", s.k as i32);
-    gl.set_i32(&prog, "chunks", plan.chunks as i32);
-    gl.draw(&[&ap], w, h);
     gl.copy_to_block_buffer(&ap, &blocks);
     inner.give_surface(ap);
 
@@ -341,10 +412,34 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Su
     inner.give_surface(bt);
     inner.give_block_buffer(blocks);
 
+    let s = call.s;
+    if inner.in_place_level1 && s.c_off % 4 == 0 && s.ldc % 4 == 0 {
+        // In place: one fragment a tile of the targets, C's texels written where they are.
+        let prog = inner.program(&GEMM_MERGE_STRIP_IMAGE)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        for (i, p) in prods.iter().enumerate() {
+            gl.set_texture(&prog, PRODUCTS[i], i as u32, p);
+        }
+        call.c.bind(gl, &prog, 8, "c", "c_width");
+        gl.set_i32(&prog, "band_width", plan.band_width as i32);
+        gl.set_i32(&prog, "quads", plan.quads as i32);
+        set_update_uniforms(gl, &prog, s, call.alpha, call.beta);
+        gl.draw_image_stores(
+            &[call.c.surface()],
+            plan.band_width as u32,
+            plan.target_height() as u32,
+        );
+        for p in prods {
+            inner.give_surface(p);
+        }
+        return Ok(None);
+    }
     let prods = PRODUCTS.into_iter().zip(prods).collect();
     merge_into_c(inner, call, merge, prods, |gl, prog| {
         gl.set_i32(prog, "band_width", plan.band_width as i32)
     })
+    .map(Some)
 }
 
 /// Tile path (`kernel` Tile8 or Tile16): pack op(A) into a storage buffer and op(B) into
@@ -360,7 +455,7 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
         s.a,
         (s.m, s.k),
         (plan.a_width as u32, plan.k as u32),
-        false,
+        Place::Plain,
     )?;
     let a_buf = inner.take_block_buffer(plan.a_bytes())?;
     let gl = inner.enter()?;
@@ -372,7 +467,7 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
         by_columns(s.b),
         (s.n, s.k),
         (plan.b_width as u32, plan.k as u32),
-        false,
+        Place::Plain,
     )?;
     let prod = inner.take_surface(s.m.div_ceil(4).max(1) as u32, s.n.max(1) as u32)?;
     let prog = inner.program(mul)?;
@@ -389,17 +484,22 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     merge_into_c(inner, call, merge, vec![("prod", prod)], |_, _| {})
 }
 
-/// `alpha*op(A)*op(B) + beta*C` of `call` with `kernel` (one that runs the shape), as a new
-/// texture shaped like C's whose texels in [`GemmCall::rect`] are C's new ones (elements
-/// there outside the window copied from C); `install` puts them in C.
-pub(crate) fn multiply(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surface> {
+/// `alpha*op(A)*op(B) + beta*C` of `call` with `kernel` (one that runs the shape): either
+/// written into C in place (`None`: the strip kernels' merge on GPUs with image stores), or
+/// as a new texture shaped like C's whose texels in [`GemmCall::rect`] are C's new ones
+/// (elements there outside the window copied from C), which `install` puts in C.
+pub(crate) fn multiply(
+    inner: &Inner,
+    kernel: GemmKernel,
+    call: &GemmCall,
+) -> Result<Option<Surface>> {
     match kernel {
-        GemmKernel::Generic | GemmKernel::Auto => generic_pass(inner, call, call.s.k),
-        GemmKernel::Vec4 => vec4_passes(inner, call),
-        GemmKernel::Mrt4 | GemmKernel::Mrt8 => mrt_passes(inner, kernel, call),
+        GemmKernel::Generic | GemmKernel::Auto => generic_pass(inner, call, call.s.k).map(Some),
+        GemmKernel::Vec4 => vec4_passes(inner, call).map(Some),
+        GemmKernel::Mrt4 | GemmKernel::Mrt8 => mrt_passes(inner, kernel, call).map(Some),
         GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
             strip_passes(inner, kernel, call)
         }
-        GemmKernel::Tile8 | GemmKernel::Tile16 => tile_passes(inner, kernel, call),
+        GemmKernel::Tile8 | GemmKernel::Tile16 => tile_passes(inner, kernel, call).map(Some),
     }
 }

@@ -1,0 +1,100 @@
+// sgemm reorder pass through image stores, 8 texels a fragment (the rendered pack,
+// gemm_pack.frag, writes one texel a fragment and is bound by the fragment rate). Layout
+// texel (x, y) holds rows 4x..4x+3 of column y of op(M), where op(M) is rows x cols and M
+// is stored column-major from element src_off with leading dimension ld (transposed when
+// trans != 0); rows past `rows` and columns past `cols` are zero. `extent` is the layout's
+// size in texels; every layout texel is written, at the texture position `place` gives:
+//   place_kind 0: (x, y);
+//   place_kind 1: 2x2 blocks, layout texel (x, y) at (2*(x/4) + x%2, 2*y + (x%4)/2), so
+//                 four neighbouring texels of one column share a 2x2 block (the strip
+//                 kernels' op(B));
+//   place_kind 2: the strip kernels' blocks of op(A): with x = 2s + h and y = c*KC + kk,
+//                 at (2*kk + h, s*chunks + c) (see gemm_pack_strip.frag).
+// Without trans a fragment writes the texels x0..x0+7 of one layout row (32 consecutive
+// stored elements); with trans the texels y0..y0+7 of one layout column (four runs of 8
+// stored elements, transposed). KC is defined before this file.
+uniform sampler2D src;
+uniform int src_width;
+uniform int src_last;
+uniform int src_off;
+uniform int ld;
+uniform int trans;
+uniform int rows;
+uniform int cols;
+uniform int place_kind;
+uniform int chunks;
+uniform ivec2 extent;
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D dst;
+
+ivec2 place(int x, int y) {
+    if (place_kind == 1) {
+        return ivec2(2 * (x >> 2) + (x & 1), 2 * y + ((x >> 1) & 1));
+    }
+    if (place_kind == 2) {
+        int c = y / KC;
+        return ivec2(2 * (y - c * KC) + (x & 1), (x >> 1) * chunks + c);
+    }
+    return ivec2(x, y);
+}
+
+// Texel q of the source, clamped to its last texel (lanes read past it are masked).
+vec4 fetch(int q) {
+    return texelFetch(src, texel_pos(min(q, src_last), src_width), 0);
+}
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    if (trans == 0) {
+        // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < 8.
+        int x0 = 8 * g.x;
+        int y = g.y;
+        bool col = y < cols;
+        int e0 = src_off + 4 * x0 + y * ld;
+        int q = e0 >> 2;
+        int r = e0 & 3;
+        vec4 lo = col ? fetch(q) : vec4(0.0);
+        for (int i = 0; i < 8; ++i) {
+            int x = x0 + i;
+            if (x >= extent.x) {
+                break;
+            }
+            vec4 hi = col ? fetch(q + i + 1) : vec4(0.0);
+            bvec4 live = lessThan(ivec4(4 * x) + ivec4(0, 1, 2, 3), ivec4(col ? rows : 0));
+            imageStore(dst, place(x, y), select4(vec4(0.0), shift4(lo, hi, r), live));
+            lo = hi;
+        }
+    } else {
+        // op(M)(4x + l, y) = M(y, 4x + l): column 4x + l of M, elements y0 .. y0 + 7.
+        int x = g.x;
+        int y0 = 8 * g.y;
+        vec4 v[8];
+        for (int i = 0; i < 8; ++i) {
+            v[i] = vec4(0.0);
+        }
+        for (int l = 0; l < 4; ++l) {
+            if (4 * x + l >= rows) {
+                break;
+            }
+            int e0 = src_off + y0 + (4 * x + l) * ld;
+            int q = e0 >> 2;
+            int r = e0 & 3;
+            vec4 t0 = fetch(q);
+            vec4 t1 = fetch(q + 1);
+            vec4 t2 = fetch(q + 2);
+            vec4 a = shift4(t0, t1, r);
+            vec4 b = shift4(t1, t2, r);
+            for (int i = 0; i < 4; ++i) {
+                v[i][l] = a[i];
+                v[i + 4][l] = b[i];
+            }
+        }
+        for (int i = 0; i < 8; ++i) {
+            int y = y0 + i;
+            if (y >= extent.y) {
+                break;
+            }
+            imageStore(dst, place(x, y), y < cols ? v[i] : vec4(0.0));
+        }
+    }
+}
