@@ -381,7 +381,7 @@ fn sgemm_with_image_store_packs_and_in_place_merge() {
                 let (alpha, beta) = [(0.7, -1.0), (1.0, 0.0), (-1.0, 1.0), (0.0, 0.7)][idx % 4];
                 // C's lines padded to a multiple of 4 (the in-place merge) or not.
                 let c_in = if layout == ColMajor { m } else { n };
-                let pad = if idx % 2 == 0 {
+                let pad = if idx.is_multiple_of(2) {
                     (4 - c_in % 4) % 4
                 } else {
                     (4 - c_in % 4) % 4 + 1

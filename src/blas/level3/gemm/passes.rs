@@ -413,7 +413,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     inner.give_block_buffer(blocks);
 
     let s = call.s;
-    if inner.in_place_level1 && s.c_off % 4 == 0 && s.ldc % 4 == 0 {
+    if inner.in_place_level1 && s.c_off.is_multiple_of(4) && s.ldc.is_multiple_of(4) {
         // In place: one fragment a tile of the targets, C's texels written where they are.
         let prog = inner.program(&GEMM_MERGE_STRIP_IMAGE)?;
         let gl = inner.enter()?;
