@@ -171,6 +171,13 @@ fn strmm_every_size_side_triangle_transpose_diagonal_and_layout() {
     tri_case(&ctx(), &mut r, false, modes, (300, 1000), (0.7, 1));
 }
 
+/// The same sweep (one case in three) on a context with image stores, where a block
+/// product's fragment multiplies eight columns of W by four rows of T.
+#[test]
+fn strmm_sweep_with_image_stores() {
+    sweep(&image_ctx(), false, 43, (0..=usize::MAX, 3));
+}
+
 #[test]
 fn strsm_every_size_side_triangle_transpose_diagonal_and_layout() {
     // By substitution on small blocks, and by the inverses of blocks of 64 (orders of two
@@ -354,6 +361,8 @@ fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
         let solves: &[bool] = if i == 0 { &[false, true] } else { &[true] };
         infinity_cases(&p.ctx, solves, &p.orders);
     }
+    // strmm's block products through image stores, eight columns a fragment.
+    infinity_cases(&image_ctx(), &[false], &(0..=usize::MAX));
 }
 
 fn infinity_cases(
@@ -506,4 +515,86 @@ fn triangular_routines_with_image_store_packs_and_in_place_merge() {
         }
     }
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}
+
+/// Inside a diagonal block (orders up to one block of the product's halving) strmm follows
+/// reference's zero tests: an Inf in A whose terms reference leaves out (the row of B it
+/// multiplies is zero, or the Inf meets a zero of B) and a zero of A facing an Inf of B
+/// give reference's Inf and NaN, on the rendered block kernel and on the one that
+/// multiplies eight columns a fragment through image stores.
+#[test]
+fn strmm_zero_tests_inside_a_diagonal_block_match_reference() {
+    let mut r = rng(50);
+    for ctx in [ctx(), image_ctx()] {
+        for order in [7usize, 40, 64] {
+            for side in SIDES {
+                for uplo in UPLOS {
+                    for trans in TRANS {
+                        let left = side == Side::Left;
+                        let (m, n) = if left { (order, 11) } else { (11, order) };
+                        let what_a = What::Triangle(uplo, Some(Diag::NonUnit));
+                        let mut a = stored::build(
+                            Layout::ColMajor,
+                            Kind::Full,
+                            what_a,
+                            order,
+                            order,
+                            order,
+                            0,
+                            stored::dominant(&mut r, order - 1),
+                        );
+                        // An Inf and a zero off the diagonal, inside the stored triangle.
+                        let (p, q) = (order - 1, order / 3);
+                        let (p, q) = if uplo == Uplo::Lower { (p, q) } else { (q, p) };
+                        a[p + q * order] = f32::INFINITY;
+                        let (p2, q2) = (order / 2, order / 4);
+                        let (p2, q2) = if uplo == Uplo::Lower {
+                            (p2, q2)
+                        } else {
+                            (q2, p2)
+                        };
+                        if p2 != q2 && (p2, q2) != (p, q) {
+                            a[p2 + q2 * order] = 0.0;
+                        }
+                        let mut b = reals(&mut r, m * n);
+                        // Zeros in the lines of B the Inf's terms use, in every other line
+                        // of the other direction; an Inf where the zero of A meets B.
+                        for t in (0..if left { n } else { m }).step_by(2) {
+                            for k in [p, q] {
+                                let at = if left { k + t * m } else { t + k * m };
+                                b[at] = 0.0;
+                            }
+                        }
+                        let at = if left { q2 + m } else { 1 + p2 * m };
+                        b[at] = f32::INFINITY;
+                        let mut want = b.clone();
+                        let (mi, ni, o) = (m as i32, n as i32, order as i32);
+                        let (l, d) = (Layout::ColMajor, Diag::NonUnit);
+                        cpu3::tr3(
+                            "cblas_strmm",
+                            l,
+                            side,
+                            uplo,
+                            trans,
+                            d,
+                            mi,
+                            ni,
+                            0.7,
+                            &a,
+                            o,
+                            &mut want,
+                            mi,
+                        );
+                        let ga = ctx.upload(&a).unwrap();
+                        let mut gb = ctx.upload(&b).unwrap();
+                        ctx.strmm(l, side, uplo, trans, d, mi, ni, 0.7, &ga, o, &mut gb, mi)
+                            .unwrap();
+                        if let Err(e) = alike(&gb.to_vec().unwrap(), &want) {
+                            panic!("strmm {side:?} {uplo:?} {trans:?} order {order}: {e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -13,6 +13,12 @@
 // of T); with part 0, one level of the product's halving, the pairs of blocks of `grid`
 // rows from row 0: the second block of a pair (`lower_t`; the first otherwise) gets T's
 // block between the two times W's rows of the other block.
+//
+// COLS (defined before this file) 1: a fragment renders one lane. COLS > 1 (GPUs with image
+// stores): fragment (g.x, g.y) computes the lanes of texel column x0 + g.x for the COLS
+// columns from g.y*COLS and writes them through image stores: four texels of T and COLS of
+// W for 16*COLS multiply-adds, where one lane takes five for sixteen (the texture unit's
+// texel rate binds these passes).
 uniform sampler2D w;
 uniform sampler2D ts;
 uniform sampler2D c;
@@ -45,8 +51,6 @@ ivec4 block_of(int i0) {
     return lower_t != 0 ? ivec4(second, end, first, second) : ivec4(first, second, second, end);
 }
 
-layout(location = 0) out vec4 result;
-
 // Row r's terms T(r, l)*W(l, j) for the four l of l4 (tv = T(r, l4), wv = W(l4, j)) that
 // `mw` (the summed rows, W's zero test) and the part keep, and T's zero test passes.
 float term(vec4 tv, vec4 wv, bvec4 mw, ivec4 l4, int r) {
@@ -61,6 +65,10 @@ float term(vec4 tv, vec4 wv, bvec4 mw, ivec4 l4, int r) {
     }
     return dot(select4(vec4(0.0), tv, m), select4(vec4(0.0), wv, m));
 }
+
+#if COLS == 1
+
+layout(location = 0) out vec4 result;
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
@@ -102,3 +110,94 @@ void main() {
         }
     }
 }
+
+#else
+
+uniform int x0;
+uniform int cols;
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D out_image;
+
+// Which of row r's terms T(r, l)*W(l, j) for the four l of l4 (tv = T(r, l4)) the summed
+// rows (`range`), the part and T's zero test keep; W's zero test is the caller's.
+bvec4 row_mask(vec4 tv, bvec4 range, ivec4 l4, int r) {
+    bvec4 m = range;
+    if (part == 1) {
+        m = both(m, greaterThanEqual(l4, ivec4(r)));
+    } else if (part == 2) {
+        m = both(m, lessThanEqual(l4, ivec4(r)));
+    }
+    if (skip_t != 0) {
+        m = both(m, not(both(notEqual(l4, ivec4(r)), equal(tv, vec4(0.0)))));
+    }
+    return m;
+}
+
+// The term sum of one row over a texel of summed rows, the terms outside m left out.
+float masked_dot(vec4 tv, vec4 wv, bvec4 m) {
+    return dot(select4(vec4(0.0), tv, m), select4(vec4(0.0), wv, m));
+}
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int x = x0 + g.x;
+    int y0 = g.y * COLS;
+    int i0 = 4 * x;
+    int ncol = min(COLS, cols - y0);
+    ivec4 blk = block_of(i0);
+    if (i0 + 4 <= blk.x || i0 >= blk.y) {
+        // None of the lanes' rows is in the block.
+        for (int col = 0; col < ncol; ++col) {
+            ivec2 q = ivec2(x, y0 + col);
+            imageStore(out_image, q, beta != 0.0 ? texelFetch(c, q, 0) : vec4(0.0));
+        }
+        return;
+    }
+    int lo = part == 1 ? max(blk.z, i0) : blk.z;
+    int hi = part == 2 ? min(blk.w, i0 + 4) : blk.w;
+    vec4 acc[COLS];
+    for (int col = 0; col < COLS; ++col) {
+        acc[col] = vec4(0.0);
+    }
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    int last = blk.y - 1;
+    int last_col = cols - 1;
+    for (int lt = lo >> 2; 4 * lt < hi; ++lt) {
+        vec4 t0 = texelFetch(ts, ivec2(lt, i0), 0);
+        vec4 t1 = texelFetch(ts, ivec2(lt, min(i0 + 1, last)), 0);
+        vec4 t2 = texelFetch(ts, ivec2(lt, min(i0 + 2, last)), 0);
+        vec4 t3 = texelFetch(ts, ivec2(lt, min(i0 + 3, last)), 0);
+        ivec4 l4 = ivec4(4 * lt) + lanes;
+        bvec4 range = both(greaterThanEqual(l4, ivec4(lo)), lessThan(l4, ivec4(hi)));
+        bvec4 m0 = row_mask(t0, range, l4, i0);
+        bvec4 m1 = row_mask(t1, range, l4, i0 + 1);
+        bvec4 m2 = row_mask(t2, range, l4, i0 + 2);
+        bvec4 m3 = row_mask(t3, range, l4, i0 + 3);
+        // Every term of the texel kept (away from the block's ends and its diagonal, T
+        // without zeros): plain dot products unless W's zero test leaves a term out.
+        bool all_kept = all(m0) && all(m1) && all(m2) && all(m3);
+        for (int col = 0; col < COLS; ++col) {
+            vec4 wv = texelFetch(w, ivec2(lt, min(y0 + col, last_col)), 0);
+            if (all_kept && (skip_w == 0 || !any(equal(wv, vec4(0.0))))) {
+                acc[col] += vec4(dot(t0, wv), dot(t1, wv), dot(t2, wv), dot(t3, wv));
+            } else {
+                bvec4 nz = skip_w != 0 ? notEqual(wv, vec4(0.0)) : bvec4(true);
+                acc[col] += vec4(masked_dot(t0, wv, both(m0, nz)), masked_dot(t1, wv, both(m1, nz)),
+                               masked_dot(t2, wv, both(m2, nz)), masked_dot(t3, wv, both(m3, nz)));
+            }
+        }
+    }
+    for (int col = 0; col < ncol; ++col) {
+        ivec2 q = ivec2(x, y0 + col);
+        vec4 old = beta != 0.0 ? texelFetch(c, q, 0) : vec4(0.0);
+        vec4 r;
+        for (int k = 0; k < 4; ++k) {
+            int row = i0 + k;
+            r[k] = row >= blk.x && row < blk.y ? blas_update(alpha, acc[col][k], beta, old[k])
+                                               : old[k];
+        }
+        imageStore(out_image, q, r);
+    }
+}
+
+#endif

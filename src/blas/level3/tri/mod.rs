@@ -36,7 +36,15 @@ use crate::gl::{Rect, Surface};
 use plan::{level_updates, product_levels, solve_plan, tri_call, LeftForm, Step, TriCall};
 
 /// A block product: a diagonal block of a triangular product, or a small update.
-static TRI_BLOCK: Kernel = crate::kernel!("level3/tri_block.frag");
+static TRI_BLOCK: Kernel = crate::kernel!("level3/tri_block.frag").defines("#define COLS 1");
+/// Columns of W a fragment of [`TRI_BLOCK_IMAGE`] multiplies (`COLS` in its defines).
+const BLOCK_IMAGE_COLS: usize = 8;
+/// [`TRI_BLOCK`] on GPUs with image stores: a fragment multiplies [`BLOCK_IMAGE_COLS`]
+/// columns of W by the same four rows of T (its texels of T fetched once for all of them)
+/// and writes them through image stores.
+static TRI_BLOCK_IMAGE: Kernel = crate::kernel!("level3/tri_block.frag")
+    .defines("#define COLS 8")
+    .image_stores();
 /// A diagonal block of a triangular solve, of at most [`SOLVE_BASE`] rows.
 static TRI_SOLVE: Kernel =
     crate::kernel!("level3/tri_solve.frag").defines("#define STEP 16\n#define APPLY 0");
@@ -50,8 +58,13 @@ static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag")
     .defines("#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 1");
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 4] =
-    [&TRI_BLOCK, &TRI_SOLVE, &TRI_APPLY, &TRI_APPLY_EVERY_LANE];
+pub(crate) const KERNELS: [&Kernel; 5] = [
+    &TRI_BLOCK,
+    &TRI_BLOCK_IMAGE,
+    &TRI_SOLVE,
+    &TRI_APPLY,
+    &TRI_APPLY_EVERY_LANE,
+];
 
 /// Rows of a diagonal block of a product: a lane sums at most this many terms. On the
 /// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s).
@@ -145,7 +158,8 @@ impl Tri<'_> {
         c: &mut Buffer,
     ) -> Result<()> {
         let inner = &ctx.inner;
-        let prog = inner.program(&TRI_BLOCK)?;
+        let image = inner.in_place_level1;
+        let prog = inner.program(if image { &TRI_BLOCK_IMAGE } else { &TRI_BLOCK })?;
         let l = c.layout();
         let out = inner.take_surface(l.width, l.height)?;
         let rect = Self::rows_rect(rows.0, rows.1, cols);
@@ -169,7 +183,16 @@ impl Tri<'_> {
             gl.set_i32(&prog, "grid", grid as i32);
             gl.set_i32(&prog, "lower_t", self.form.lower as i32);
             gl.set_i32(&prog, "order", self.form.order as i32);
-            gl.draw_rects(&[&out], &[rect], |_| {});
+            if image {
+                // Every texel of the rectangle written: x0 + g.x, the columns from
+                // g.y * BLOCK_IMAGE_COLS.
+                gl.set_i32(&prog, "x0", rect.0 as i32);
+                gl.set_i32(&prog, "cols", cols as i32);
+                let rows_of_fragments = cols.div_ceil(BLOCK_IMAGE_COLS) as u32;
+                gl.draw_image_stores(&[&out], rect.2, rows_of_fragments);
+            } else {
+                gl.draw_rects(&[&out], &[rect], |_| {});
+            }
         }
         install(inner, c, out, rect)
     }
