@@ -178,6 +178,13 @@ fn strmm_sweep_with_image_stores() {
     sweep(&image_ctx(), false, 43, (0..=usize::MAX, 3));
 }
 
+/// strsm's sweep (one case in three) on a context with image stores, where B is copied in
+/// and out of the working matrix in place, 8 texels a fragment.
+#[test]
+fn strsm_sweep_with_image_stores() {
+    sweep(&image_ctx(), true, 44, (0..=usize::MAX, 3));
+}
+
 #[test]
 fn strsm_every_size_side_triangle_transpose_diagonal_and_layout() {
     // By substitution on small blocks, and by the inverses of blocks of 64 (orders of two

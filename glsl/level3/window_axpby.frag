@@ -12,6 +12,74 @@ uniform int c_width;
 uniform float alpha;
 uniform float beta;
 
+#if IMAGE
+
+// In place through image stores (GPUs with GL 4.3 / GLES 3.1), PER texels a fragment:
+// fragment (g.x, g.y) of a grid over the rectangle from `origin` (grid_width fragments
+// wide) updates its texels (origin.x + g.x + k*grid_width, origin.y + g.y), k < PER, so at
+// each step a warp writes neighbouring texels, as level 1's in-place kernels do. A texel
+// holds whole elements of C, each fragment its own texels: only the texels with an element
+// in the window are read and written. A must not be C.
+uniform ivec2 origin;
+uniform int rect_width;
+uniform int grid_width;
+uniform int a_last;
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D c_out;
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int y = origin.y + g.y;
+    for (int k = 0; k < PER; ++k) {
+        int dx = g.x + k * grid_width;
+        if (dx >= rect_width) {
+            break;
+        }
+        ivec2 q = ivec2(origin.x + dx, y);
+        int e = 4 * (y * c_width + q.x);
+        int i0;
+        int j;
+        bool in0 = in_window(e, i0, j);
+        // All four lanes in the window: one column's rows i0..i0+3.
+        bool whole = in0 && i0 + 3 < m && (c_tri == 0 ? true
+                                                       : (c_tri == 1 ? i0 + 3 + c_diag <= j
+                                                                     : i0 + c_diag >= j));
+        if (whole && beta == 0.0) {
+            vec4 v = vec4(0.0);
+            if (alpha != 0.0) {
+                v = a_trans == 0
+                        ? load_run(a, a_width, a_last, a_off + i0 + j * lda)
+                        : vec4(op_elem(a, a_width, a_off, lda, 1, i0, j),
+                               op_elem(a, a_width, a_off, lda, 1, i0 + 1, j),
+                               op_elem(a, a_width, a_off, lda, 1, i0 + 2, j),
+                               op_elem(a, a_width, a_off, lda, 1, i0 + 3, j));
+                v *= alpha;
+            }
+            imageStore(c_out, q, v);
+            continue;
+        }
+        if (4 * (y * c_width + q.x) >= window_end()) {
+            continue;
+        }
+        vec4 r = texelFetch(c, q, 0);
+        bool any_in = false;
+        for (int ch = 0; ch < 4; ++ch) {
+            int i;
+            int jj;
+            if (in_window(e + ch, i, jj)) {
+                float v = alpha != 0.0 ? op_elem(a, a_width, a_off, lda, a_trans, i, jj) : 0.0;
+                r[ch] = blas_update(alpha, v, beta, r[ch]);
+                any_in = true;
+            }
+        }
+        if (any_in) {
+            imageStore(c_out, q, r);
+        }
+    }
+}
+
+#else
+
 layout(location = 0) out vec4 result;
 
 void main() {
@@ -31,3 +99,5 @@ void main() {
     }
     result = r;
 }
+
+#endif

@@ -23,10 +23,19 @@ use crate::layout::TexLayout;
 /// Expands a stored triangle into a full matrix.
 static EXPAND: Kernel = crate::kernel!("level3/expand.frag");
 /// `C := alpha*op(A) + beta*C` on a window of C.
-static WINDOW_AXPBY: Kernel = crate::kernel!("level3/window_axpby.frag").header(WINDOW_GLSL);
+static WINDOW_AXPBY: Kernel = crate::kernel!("level3/window_axpby.frag")
+    .defines("#define IMAGE 0")
+    .header(WINDOW_GLSL);
+/// Texels each fragment of [`WINDOW_AXPBY_IMAGE`] updates (`PER` in its defines).
+const WINDOW_TEXELS_PER_FRAGMENT: u32 = 8;
+/// [`WINDOW_AXPBY`] in place through image stores, 8 texels a fragment.
+static WINDOW_AXPBY_IMAGE: Kernel = crate::kernel!("level3/window_axpby.frag")
+    .defines("#define IMAGE 1\n#define PER 8")
+    .header(WINDOW_GLSL)
+    .image_stores();
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 2] = [&EXPAND, &WINDOW_AXPBY];
+pub(crate) const KERNELS: [&Kernel; 3] = [&EXPAND, &WINDOW_AXPBY, &WINDOW_AXPBY_IMAGE];
 
 /// A pitched scratch matrix (see the module's notes) with `rows x cols` elements, its
 /// contents whatever the pool held, and its leading dimension. Give it back with
@@ -123,8 +132,10 @@ impl Win {
 }
 
 /// `C := alpha*op(A) + beta*C` on the window `w` of C, in place (`a` is `None` when
-/// `alpha == 0`: then A is not read; `beta == 0` does not read C). Only the texels that hold
-/// the window are drawn when it is a small part of C.
+/// `alpha == 0`: then A is not read; `beta == 0` does not read C); A is another buffer
+/// than C. On GPUs with image stores C's texels in the window are updated where they lie,
+/// 8 a fragment; elsewhere only the texels that hold the window are drawn when it is a
+/// small part of C.
 pub(crate) fn window_axpby(
     ctx: &Context,
     w: Win,
@@ -137,6 +148,9 @@ pub(crate) fn window_axpby(
         return Ok(());
     }
     let inner = &ctx.inner;
+    if inner.in_place_level1 {
+        return window_axpby_in_place(ctx, w, alpha, a, beta, c);
+    }
     let prog = inner.program(&WINDOW_AXPBY)?;
     let cl = c.layout();
     let rect = cl.update_rect(w.off, (w.m, w.n), w.ld);
@@ -160,4 +174,41 @@ pub(crate) fn window_axpby(
         gl.draw_rects(&[&out], &[rect], |_| {});
     }
     install(inner, c, out, rect)
+}
+
+/// [`window_axpby`] through image stores (`window_axpby.frag` with `IMAGE`): a grid over
+/// the texels that hold the window, 8 texels a fragment, C written where it lies.
+fn window_axpby_in_place(
+    ctx: &Context,
+    w: Win,
+    alpha: f32,
+    a: Option<(&Buffer, Operand)>,
+    beta: f32,
+    c: &mut Buffer,
+) -> Result<()> {
+    let inner = &ctx.inner;
+    let prog = inner.program(&WINDOW_AXPBY_IMAGE)?;
+    let (x, y, rw, rh) = c.layout().window_rect(w.off, (w.m, w.n), w.ld);
+    let grid_width = rw.div_ceil(WINDOW_TEXELS_PER_FRAGMENT);
+    let cr: &Buffer = c;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    let (src, op) = match a {
+        Some((b, op)) => (b, op),
+        None => (cr, Operand::at(0, 1, false)),
+    };
+    src.bind(gl, &prog, 0, "a", "a_width");
+    gl.set_i32(&prog, "a_last", src.last_texel());
+    gl.set_i32(&prog, "a_off", op.off as i32);
+    gl.set_i32(&prog, "lda", op.ld as i32);
+    gl.set_i32(&prog, "a_trans", op.trans as i32);
+    cr.bind(gl, &prog, 1, "c", "c_width");
+    gl.set_f32(&prog, "alpha", if a.is_some() { alpha } else { 0.0 });
+    gl.set_f32(&prog, "beta", beta);
+    set_window(gl, &prog, (w.m, w.n), w.ld, w.off, w.part);
+    gl.set_ivec2(&prog, "origin", [x as i32, y as i32]);
+    gl.set_i32(&prog, "rect_width", rw as i32);
+    gl.set_i32(&prog, "grid_width", grid_width as i32);
+    gl.draw_image_stores(&[cr.surface()], grid_width, rh);
+    Ok(())
 }
