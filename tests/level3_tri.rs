@@ -210,6 +210,32 @@ fn strsm_every_size_side_triangle_transpose_diagonal_and_layout() {
 #[test]
 fn strsm_by_inverted_blocks_across_block_boundaries() {
     let [_, p] = both_solves();
+    inverted_block_cases(&p);
+}
+
+/// The inverse path on a context with image stores, where a fragment applies its texels of
+/// a block's inverse to eight columns of W (substituting in a column that meets an Inf or
+/// NaN): the block boundaries, singular matrices and an Inf in B.
+#[test]
+fn strsm_by_inverted_blocks_with_image_stores() {
+    let [_, inverse] = both_solves();
+    let p = SolvePath {
+        ctx: fragblas::Context::with_options(fragblas::ContextOptions {
+            tuning: Some(fragblas::Tuning::Off),
+            inverse_solves: Some(true),
+            image_stores: Some(true),
+            ..Default::default()
+        })
+        .expect("a GL context (Mesa llvmpipe in CI)"),
+        ..inverse
+    };
+    inverted_block_cases(&p);
+    singular_cases(&p.ctx, &p.orders);
+    infinity_cases(&p.ctx, &[true], &p.orders);
+}
+
+/// strsm over orders that cross the inverse path's blocks of 64 on `p`'s context.
+fn inverted_block_cases(p: &SolvePath) {
     let mut r = rng(49);
     let mut c = 0usize;
     for order in [65usize, 100, 128, 191, 300] {

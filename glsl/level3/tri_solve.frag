@@ -71,7 +71,66 @@ vec4 substitute(ivec2 p) {
     return result;
 }
 
-#if APPLY
+#if APPLY && COLS > 1
+
+// On GPUs with image stores: fragment (g.x, g.y) computes the texel g.x of the block's rows
+// in the COLS columns from g.y*COLS, fetching its four texels of the inverse once for all
+// of them (four texels of the inverse and COLS of W for 16*COLS multiply-adds), and writes
+// them to out_image (not W: other fragments still read the block's rows of W). A column
+// that meets an Inf or NaN substitutes, as above.
+uniform sampler2D inv;
+uniform int cols;
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D out_image;
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int x = (r0 >> 2) + g.x;
+    int b = r0 / NB;
+    int nb = r1 - r0;
+    int y0 = g.y * COLS;
+    int last_col = cols - 1;
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    vec4 acc[COLS];
+    bool ok[COLS];
+    for (int col = 0; col < COLS; ++col) {
+        acc[col] = vec4(0.0);
+        ok[col] = true;
+    }
+    for (int k = 0; 4 * k < nb; ++k) {
+        int c = 4 * k;
+        vec4 i0 = texelFetch(inv, ivec2(c * (NB / 4) + g.x, b), 0);
+        vec4 i1 = texelFetch(inv, ivec2(min(c + 1, nb - 1) * (NB / 4) + g.x, b), 0);
+        vec4 i2 = texelFetch(inv, ivec2(min(c + 2, nb - 1) * (NB / 4) + g.x, b), 0);
+        vec4 i3 = texelFetch(inv, ivec2(min(c + 3, nb - 1) * (NB / 4) + g.x, b), 0);
+        bool inv_ok = finite(i0) && finite(i1) && finite(i2) && finite(i3);
+        bvec4 live = lessThan(ivec4(c) + lanes, ivec4(nb));
+        for (int col = 0; col < COLS; ++col) {
+            vec4 wv = texelFetch(w, ivec2((r0 >> 2) + k, min(y0 + col, last_col)), 0);
+            wv = select4(vec4(0.0), wv, live);
+            ok[col] = ok[col] && inv_ok && finite(wv);
+            acc[col] += i0 * wv.x + i1 * wv.y + i2 * wv.z + i3 * wv.w;
+        }
+    }
+    // Rows past the block (past the matrix) keep W's values.
+    bvec4 mine = lessThan(ivec4(4 * x) + lanes, ivec4(r1));
+    for (int col = 0; col < COLS; ++col) {
+        int y = y0 + col;
+        if (y >= cols) {
+            break;
+        }
+        ivec2 q = ivec2(x, y);
+        vec4 r;
+        if (ok[col] && finite(acc[col])) {
+            r = select4(texelFetch(w, q, 0), acc[col], mine);
+        } else {
+            r = substitute(q);
+        }
+        imageStore(out_image, q, r);
+    }
+}
+
+#elif APPLY
 
 uniform sampler2D inv;
 

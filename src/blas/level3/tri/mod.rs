@@ -46,23 +46,35 @@ static TRI_BLOCK_IMAGE: Kernel = crate::kernel!("level3/tri_block.frag")
     .defines("#define COLS 8")
     .image_stores();
 /// A diagonal block of a triangular solve, of at most [`SOLVE_BASE`] rows.
-static TRI_SOLVE: Kernel =
-    crate::kernel!("level3/tri_solve.frag").defines("#define STEP 16\n#define APPLY 0");
+static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag")
+    .defines("#define STEP 16\n#define APPLY 0\n#define COLS 1");
 /// A diagonal block of a triangular solve by its inverse, a block of [`SOLVE_BLOCK`] rows
 /// (substitution where an Inf or NaN is met).
-static TRI_APPLY: Kernel = crate::kernel!("level3/tri_solve.frag")
-    .defines("#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0");
+static TRI_APPLY: Kernel = crate::kernel!("level3/tri_solve.frag").defines(
+    "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1",
+);
+/// Columns of W a fragment of [`TRI_APPLY_IMAGE`] solves (`COLS` in its defines).
+const APPLY_IMAGE_COLS: usize = 8;
+/// [`TRI_APPLY`] on GPUs with image stores: a fragment applies its four texels of the
+/// inverse to [`APPLY_IMAGE_COLS`] columns of W and writes them through image stores.
+static TRI_APPLY_IMAGE: Kernel = crate::kernel!("level3/tri_solve.frag")
+    .defines(
+        "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 8",
+    )
+    .image_stores();
 /// [`TRI_APPLY`] with every fragment substituting and choosing its result, for software
 /// devices (Mesa's softpipe goes wrong where only some fragments of a quad substitute).
-static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag")
-    .defines("#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 1");
+static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag").defines(
+    "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 1\n#define COLS 1",
+);
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 5] = [
+pub(crate) const KERNELS: [&Kernel; 6] = [
     &TRI_BLOCK,
     &TRI_BLOCK_IMAGE,
     &TRI_SOLVE,
     &TRI_APPLY,
+    &TRI_APPLY_IMAGE,
     &TRI_APPLY_EVERY_LANE,
 ];
 
@@ -268,7 +280,11 @@ impl Tri<'_> {
         } else {
             None
         };
+        // Softpipe (no image stores) needs every lane to substitute; a device with image
+        // stores takes eight columns a fragment.
+        let image = inv.is_some() && inner.in_place_level1;
         let (base, kernel) = match inv {
+            Some(_) if image => (SOLVE_BLOCK, &TRI_APPLY_IMAGE),
             Some(_) if ctx.info().software => (SOLVE_BLOCK, &TRI_APPLY_EVERY_LANE),
             Some(_) => (SOLVE_BLOCK, &TRI_APPLY),
             None => (SOLVE_BASE, &TRI_SOLVE),
@@ -294,7 +310,14 @@ impl Tri<'_> {
                     if let Some(inv) = &inv {
                         gl.set_texture(&prog, "inv", 2, inv);
                     }
-                    gl.draw_rects(&[&out], &[rect], |_| {});
+                    if image {
+                        // Every texel of the rectangle written (rows r0.. from texel x0).
+                        gl.set_i32(&prog, "cols", cols as i32);
+                        let rows_of_fragments = cols.div_ceil(APPLY_IMAGE_COLS) as u32;
+                        gl.draw_image_stores(&[&out], rect.2, rows_of_fragments);
+                    } else {
+                        gl.draw_rects(&[&out], &[rect], |_| {});
+                    }
                     install(inner, w, out, rect)?;
                 }
                 Step::Update { out, from } => {
