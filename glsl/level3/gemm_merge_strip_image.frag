@@ -1,6 +1,6 @@
-// sgemm merge pass for the strip kernel, in place through image stores: fragment p of the
-// strip kernel's targets (the texel that computed the 8 x 4 tile C(8s .. 8s+7, 4f .. 4f+3),
-// see gemm_strip.frag) reads its 8 product texels and writes alpha*P + beta*C into the two
+// sgemm merge pass for the strip kernel, in place through image stores: fragment (s, f)
+// reads the 8 product texels of the strip kernel's fragment that computed the 8 x 4 tile
+// C(8s .. 8s+7, 4f .. 4f+3) (see gemm_strip.frag) and writes alpha*P + beta*C into the two
 // texels of C that hold each of the tile's columns, reading them first. One fragment a tile
 // instead of one a texel of C, and no copy of C: C's leading dimension and offset are
 // multiples of 4 (checked by the caller), so a texel of C holds rows of one column only and
@@ -17,7 +17,6 @@ uniform sampler2D p7;
 uniform sampler2D c;
 uniform int c_width;
 uniform int band_width;
-uniform int quads;
 uniform float alpha;
 uniform float beta;
 
@@ -38,16 +37,22 @@ bool written(int i, int j) {
 }
 
 void main() {
-    ivec2 p = ivec2(gl_FragCoord.xy);
-    int s = p.y / BAND;
-    int yb = p.y - s * BAND;
-    int q = (yb >> 1) * (band_width >> 1) + (p.x >> 1);
-    int f = 4 * q + (p.x & 1) + 2 * (yb & 1);
+    // Fragment (s, f): neighbouring fragments of a row take neighbouring strips of the same
+    // columns, so a warp writes runs of C's columns (one fragment a tile of the product
+    // layout, as its rows come, scattered a warp's stores over 32 columns).
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int s = g.x;
+    int f = g.y;
     int i0 = 8 * s;
     int j0 = 4 * f;
-    if (q >= quads || i0 >= m || j0 >= n) {
+    if (i0 >= m || j0 >= n) {
         return;
     }
+    // The strip kernel's fragment f = 4q + r of strip s (gemm_strip.frag).
+    int q = f >> 2;
+    int half_width = band_width >> 1;
+    int qy = q / half_width;
+    ivec2 p = ivec2(2 * (q - qy * half_width) + (f & 1), BAND * s + 2 * qy + ((f >> 1) & 1));
     vec4 pr[8];
     pr[0] = texelFetch(p0, p, 0);
     pr[1] = texelFetch(p1, p, 0);

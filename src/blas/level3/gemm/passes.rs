@@ -413,7 +413,12 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     inner.give_block_buffer(blocks);
 
     let s = call.s;
-    if inner.in_place_level1 && s.c_off.is_multiple_of(4) && s.ldc.is_multiple_of(4) {
+    let max = inner.info.max_texture_size as usize;
+    if inner.in_place_level1
+        && s.c_off.is_multiple_of(4)
+        && s.ldc.is_multiple_of(4)
+        && s.n.div_ceil(4).max(plan.strips) <= max
+    {
         // In place: one fragment a tile of the targets, C's texels written where they are.
         let prog = inner.program(&GEMM_MERGE_STRIP_IMAGE)?;
         let gl = inner.enter()?;
@@ -423,12 +428,12 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         }
         call.c.bind(gl, &prog, 8, "c", "c_width");
         gl.set_i32(&prog, "band_width", plan.band_width as i32);
-        gl.set_i32(&prog, "quads", plan.quads as i32);
         set_update_uniforms(gl, &prog, s, call.alpha, call.beta);
+        // A grid of strips by column groups of 4.
         gl.draw_image_stores(
             &[call.c.surface()],
-            plan.band_width as u32,
-            plan.target_height() as u32,
+            plan.strips as u32,
+            s.n.div_ceil(4) as u32,
         );
         for p in prods {
             inner.give_surface(p);
