@@ -317,6 +317,20 @@ fn strsv_stbsv_stpsv_match_blas() {
     }
 }
 
+/// By inverted blocks on a context with image stores (the inversion pass one fragment a
+/// column of a block's inverse): one case in two of the sweep, and the zero-unknown cases.
+#[test]
+fn strsv_stbsv_stpsv_by_whole_column_inverses_match_blas() {
+    let [_, inverse] = both_solves();
+    let p = SolvePath {
+        ctx: inverse_image_ctx(),
+        every: inverse.every.max(2),
+        ..inverse
+    };
+    sweep(&p.ctx, true, 408, (p.orders.clone(), p.every));
+    zero_unknown_cases(&p.ctx);
+}
+
 #[test]
 fn singular_and_special_values_spread_as_in_reference() {
     // A zero or NaN on the diagonal, zeros in x, Inf in x: the no-transpose loops skip a zero
@@ -439,126 +453,122 @@ fn a_zero_unknown_skips_its_column_across_blocks_as_in_reference() {
     // both triangles and both layouts; n = 150 spans three blocks of 64.
     // Block by block and by inverted blocks (whose fragments meet the NaN and solve).
     for SolvePath { ctx, .. } in both_solves() {
-        let n = 150;
-        let mut r = rng(406);
-        for store in [Store::Full, Store::Band(120), Store::Packed] {
-            for layout in LAYOUTS {
-                for uplo in UPLOS {
-                    for t in TRANS {
-                        let what_m = What::Triangle(uplo, Some(Diag::NonUnit));
-                        let (kind, lda, k) = match store {
-                            Store::Full => (Kind::Full, 152, 0),
-                            Store::Band(k) => (Kind::Band { k }, k + 1, k),
-                            Store::Packed => (Kind::Packed, 0, 0),
-                        };
-                        let mut a = stored::build(
-                            layout,
-                            kind,
-                            what_m,
-                            n,
-                            n,
-                            lda,
-                            0,
-                            stored::dominant(&mut r, k.max(n - 1).min(n - 1)),
-                        );
-                        let slot = |i, j| stored::slot(layout, kind, what_m, n, n, lda, i, j);
-                        // In op(A)'s solve order, z comes early and (row, z) late.
-                        let forward = (uplo == Uplo::Lower) != (t == Transpose::Trans);
-                        let (z, late) = if forward { (5, 100) } else { (n - 6, n - 101) };
-                        for q in 0..n {
-                            if q != z {
-                                for (i, j) in [(z, q), (q, z)] {
-                                    if let Some(p) = slot(i, j) {
-                                        a[p] = 0.0;
-                                    }
+        zero_unknown_cases(&ctx);
+    }
+}
+
+/// [`a_zero_unknown_skips_its_column_across_blocks_as_in_reference`] on `ctx`.
+fn zero_unknown_cases(ctx: &fragblas::Context) {
+    let n = 150;
+    let mut r = rng(406);
+    for store in [Store::Full, Store::Band(120), Store::Packed] {
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for t in TRANS {
+                    let what_m = What::Triangle(uplo, Some(Diag::NonUnit));
+                    let (kind, lda, k) = match store {
+                        Store::Full => (Kind::Full, 152, 0),
+                        Store::Band(k) => (Kind::Band { k }, k + 1, k),
+                        Store::Packed => (Kind::Packed, 0, 0),
+                    };
+                    let mut a = stored::build(
+                        layout,
+                        kind,
+                        what_m,
+                        n,
+                        n,
+                        lda,
+                        0,
+                        stored::dominant(&mut r, k.max(n - 1).min(n - 1)),
+                    );
+                    let slot = |i, j| stored::slot(layout, kind, what_m, n, n, lda, i, j);
+                    // In op(A)'s solve order, z comes early and (row, z) late.
+                    let forward = (uplo == Uplo::Lower) != (t == Transpose::Trans);
+                    let (z, late) = if forward { (5, 100) } else { (n - 6, n - 101) };
+                    for q in 0..n {
+                        if q != z {
+                            for (i, j) in [(z, q), (q, z)] {
+                                if let Some(p) = slot(i, j) {
+                                    a[p] = 0.0;
                                 }
                             }
                         }
-                        let (i, j) = if uplo == Uplo::Lower {
-                            (z.max(late), z.min(late))
-                        } else {
-                            (z.min(late), z.max(late))
-                        };
-                        if let Some(p) = slot(i, j) {
-                            a[p] = f32::NAN;
+                    }
+                    let (i, j) = if uplo == Uplo::Lower {
+                        (z.max(late), z.min(late))
+                    } else {
+                        (z.min(late), z.max(late))
+                    };
+                    if let Some(p) = slot(i, j) {
+                        a[p] = f32::NAN;
+                    }
+                    let mut x = reals(&mut r, n);
+                    x[z] = 0.0;
+                    let (ni, ldi, ki) = (n as i32, lda as i32, k as i32);
+                    let d = Diag::NonUnit;
+                    let mut want = x.clone();
+                    match store {
+                        Store::Full => cpu2::tr_full(
+                            "cblas_strsv",
+                            layout,
+                            uplo,
+                            t,
+                            d,
+                            ni,
+                            &a,
+                            ldi,
+                            &mut want,
+                            1,
+                        ),
+                        Store::Band(_) => cpu2::tr_band(
+                            "cblas_stbsv",
+                            layout,
+                            uplo,
+                            t,
+                            d,
+                            ni,
+                            ki,
+                            &a,
+                            ldi,
+                            &mut want,
+                            1,
+                        ),
+                        Store::Packed => {
+                            cpu2::tr_packed("cblas_stpsv", layout, uplo, t, d, ni, &a, &mut want, 1)
                         }
-                        let mut x = reals(&mut r, n);
-                        x[z] = 0.0;
-                        let (ni, ldi, ki) = (n as i32, lda as i32, k as i32);
-                        let d = Diag::NonUnit;
-                        let mut want = x.clone();
-                        match store {
-                            Store::Full => cpu2::tr_full(
-                                "cblas_strsv",
-                                layout,
-                                uplo,
-                                t,
-                                d,
-                                ni,
-                                &a,
-                                ldi,
-                                &mut want,
-                                1,
-                            ),
-                            Store::Band(_) => cpu2::tr_band(
-                                "cblas_stbsv",
-                                layout,
-                                uplo,
-                                t,
-                                d,
-                                ni,
-                                ki,
-                                &a,
-                                ldi,
-                                &mut want,
-                                1,
-                            ),
-                            Store::Packed => cpu2::tr_packed(
-                                "cblas_stpsv",
-                                layout,
-                                uplo,
-                                t,
-                                d,
-                                ni,
-                                &a,
-                                &mut want,
-                                1,
-                            ),
+                    }
+                    let ga = ctx.upload(&a).unwrap();
+                    let mut gx = ctx.upload(&x).unwrap();
+                    match store {
+                        Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
+                        Store::Band(_) => {
+                            ctx.stbsv(layout, uplo, t, d, ni, ki, &ga, ldi, &mut gx, 1)
                         }
-                        let ga = ctx.upload(&a).unwrap();
-                        let mut gx = ctx.upload(&x).unwrap();
-                        match store {
-                            Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
-                            Store::Band(_) => {
-                                ctx.stbsv(layout, uplo, t, d, ni, ki, &ga, ldi, &mut gx, 1)
-                            }
-                            Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
-                        }
-                        .unwrap();
-                        let got = gx.to_vec().unwrap();
-                        let nans = want.iter().filter(|w| w.is_nan()).count();
-                        // Reference's column loops are those of the column-major no-transpose form
-                        // (a row-major matrix is the column-major transpose).
-                        let column_loops =
-                            (t == Transpose::NoTrans) == (layout == Layout::ColMajor);
-                        if column_loops {
-                            assert_eq!(
-                                nans, 0,
-                                "{store:?} {layout:?} {uplo:?} {t:?}: the NaN spread"
-                            );
-                        } else {
-                            assert!(
-                                nans > 0,
-                                "{store:?} {layout:?} {uplo:?} {t:?}: the NaN stayed"
-                            );
-                        }
-                        for q in 0..n {
-                            let what = format!(
-                                "{store:?} {layout:?} {uplo:?} {t:?} element {q}: got {}, want {}",
-                                got[q], want[q]
-                            );
-                            assert_eq!(got[q].is_nan(), want[q].is_nan(), "{what}");
-                        }
+                        Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
+                    }
+                    .unwrap();
+                    let got = gx.to_vec().unwrap();
+                    let nans = want.iter().filter(|w| w.is_nan()).count();
+                    // Reference's column loops are those of the column-major no-transpose form
+                    // (a row-major matrix is the column-major transpose).
+                    let column_loops = (t == Transpose::NoTrans) == (layout == Layout::ColMajor);
+                    if column_loops {
+                        assert_eq!(
+                            nans, 0,
+                            "{store:?} {layout:?} {uplo:?} {t:?}: the NaN spread"
+                        );
+                    } else {
+                        assert!(
+                            nans > 0,
+                            "{store:?} {layout:?} {uplo:?} {t:?}: the NaN stayed"
+                        );
+                    }
+                    for q in 0..n {
+                        let what = format!(
+                            "{store:?} {layout:?} {uplo:?} {t:?} element {q}: got {}, want {}",
+                            got[q], want[q]
+                        );
+                        assert_eq!(got[q].is_nan(), want[q].is_nan(), "{what}");
                     }
                 }
             }

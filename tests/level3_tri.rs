@@ -220,13 +220,7 @@ fn strsm_by_inverted_blocks_across_block_boundaries() {
 fn strsm_by_inverted_blocks_with_image_stores() {
     let [_, inverse] = both_solves();
     let p = SolvePath {
-        ctx: fragblas::Context::with_options(fragblas::ContextOptions {
-            tuning: Some(fragblas::Tuning::Off),
-            inverse_solves: Some(true),
-            image_stores: Some(true),
-            ..Default::default()
-        })
-        .expect("a GL context (Mesa llvmpipe in CI)"),
+        ctx: inverse_image_ctx(),
         ..inverse
     };
     inverted_block_cases(&p);

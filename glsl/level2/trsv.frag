@@ -111,6 +111,10 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 #define APPLY(r) if (WALK(r)) { bvec4 m = (r) == pr ? both(st[r], in_order) : st[r]; if (dot_p) { y -= dot(select4(vec4(0.0), col[r], m), select4(vec4(0.0), acc[r], m)); } else { acc[r] = select4(acc[r], acc[r] - col[r] * y, m); } }
 #define STORE(r) if (pr == (r)) { acc[r] = with_lane(acc[r], pc, y); }
 #define MINE(r) if (f == (r)) { mine = acc[r]; }
+#ifdef WHOLE
+// PASS 2 on GPUs with image stores: the whole column of the inverse, texel by texel.
+#define WRITE(r) imageStore(inv_out, ivec2(whole_col * NB4 + (r), whole_block), whole_col < nb ? acc[r] : vec4(0.0));
+#endif
 
 // Texel f of the solution of block [lo, lo + nb) for the right-hand side in t or, with c
 // >= 0, for e_c (column c of the block's inverse). The loop runs `steps` times in every
@@ -118,6 +122,13 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // over a second to compile), and does the work of steps [kmin, kmax] only, each over
 // texels [wlo, whi] of the block only (a column of the inverse is 0 before its unit, and
 // texel f needs no unknown after it).
+#ifdef WHOLE
+// The column and block a fragment of PASS 2's whole-column form writes (set by its main).
+int whole_col;
+int whole_block;
+layout(binding = 0, rgba32f) writeonly uniform highp image2D inv_out;
+#endif
+
 vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int whi) {
     int r0 = lo >> 2;
     bool unit_rhs = c >= 0;
@@ -170,6 +181,10 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int
         STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
         STORE(8) STORE(9) STORE(10) STORE(11) STORE(12) STORE(13) STORE(14) STORE(15)
     }
+#ifdef WHOLE
+    WRITE(0) WRITE(1) WRITE(2) WRITE(3) WRITE(4) WRITE(5) WRITE(6) WRITE(7)
+    WRITE(8) WRITE(9) WRITE(10) WRITE(11) WRITE(12) WRITE(13) WRITE(14) WRITE(15)
+#endif
     vec4 mine = vec4(0.0);
     MINE(0) MINE(1) MINE(2) MINE(3) MINE(4) MINE(5) MINE(6) MINE(7)
     MINE(8) MINE(9) MINE(10) MINE(11) MINE(12) MINE(13) MINE(14) MINE(15)
@@ -181,6 +196,25 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int
 // Solves block [block_lo, block_lo + block_nb): fragment f writes texel f.
 void main() {
     result = solve_block(int(gl_FragCoord.x), block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
+}
+
+#elif PASS == 2 && defined(WHOLE)
+
+// Inverts every diagonal block at once, one fragment a column: fragment (c, b) solves
+// column c of block b's inverse over all its unknowns and writes its NB/4 texels through
+// image stores (texel f of it at (c*NB/4 + f, b); 0 for a column past a last, short
+// block). Sixteen times fewer fragments than the rendered pass below, each running the
+// chain once instead of sixteen fragments each running most of it.
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    whole_col = g.x;
+    whole_block = g.y;
+    int lo = g.y * NB;
+    int nb = min(NB, n - lo);
+    int cc = min(g.x, nb - 1);
+    ivec2 ks = forward != 0 ? ivec2(cc, nb - 1) : ivec2(nb - 1 - cc, nb - 1);
+    ivec2 ws = forward != 0 ? ivec2(cc >> 2, NB4 - 1) : ivec2(0, cc >> 2);
+    solve_block(0, lo, nb, cc, NB, ks, ws.x, ws.y);
 }
 
 #elif PASS == 2

@@ -72,6 +72,20 @@ pub fn inverse_ctx() -> Context {
     })
 }
 
+/// A context that solves by inverted diagonal blocks and has image stores (as a GPU with
+/// GL 4.3 / GLES 3.1): the inversion pass runs one fragment a column of a block's inverse,
+/// strsm applies the inverses eight columns a fragment.
+#[allow(dead_code)]
+pub fn inverse_image_ctx() -> Context {
+    Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        inverse_solves: Some(true),
+        image_stores: Some(true),
+        ..Default::default()
+    })
+    .expect("a GL context (Mesa llvmpipe in CI)")
+}
+
 /// A context whose level-2 products split their sums into interleaved chunks (the hardware
 /// default; `ContextOptions::interleaved_products`), with buffer textures `width_cap`
 /// texels wide: with a narrow texture and a suitable leading dimension, the products also

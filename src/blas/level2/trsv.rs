@@ -61,13 +61,28 @@ static PASSES: [[Kernel; 2]; 4] = [
     [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
     [trsv_kernel!(3, 0), trsv_kernel!(3, 1)],
 ];
+/// The inversion pass on GPUs with image stores: one fragment a column of a block's
+/// inverse, its texels written through image stores (full storage with `lda % 4 == 0`, and
+/// any other).
+static INVERT_WHOLE: [Kernel; 2] = [
+    crate::kernel!("level2/trsv.frag")
+        .defines("#define PASS 2\n#define NB 64\n#define VEC4 0\n#define WHOLE 1")
+        .header(STORAGE_GLSL)
+        .image_stores(),
+    crate::kernel!("level2/trsv.frag")
+        .defines("#define PASS 2\n#define NB 64\n#define VEC4 1\n#define WHOLE 1")
+        .header(STORAGE_GLSL)
+        .image_stores(),
+];
 const UPDATE: usize = 0;
 const SOLVE: usize = 1;
 const INVERT: usize = 2;
 const APPLY: usize = 3;
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 8] = [
+pub(crate) const KERNELS: [&Kernel; 10] = [
+    &INVERT_WHOLE[0],
+    &INVERT_WHOLE[1],
     &PASSES[0][0],
     &PASSES[0][1],
     &PASSES[1][0],
@@ -131,7 +146,12 @@ pub(crate) fn invert_blocks(
     let blocks = n.div_ceil(SOLVE_BLOCK);
     let width = (SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32;
     let inv = inner.take_surface(width, blocks as u32)?;
-    let prog = inner.program(&PASSES[INVERT][vec4 as usize])?;
+    let whole = inner.in_place_level1;
+    let prog = inner.program(if whole {
+        &INVERT_WHOLE[vec4 as usize]
+    } else {
+        &PASSES[INVERT][vec4 as usize]
+    })?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
     matrix.bind(gl, &prog, a);
@@ -140,7 +160,11 @@ pub(crate) fn invert_blocks(
     gl.set_i32(&prog, "n", n as i32);
     gl.set_i32(&prog, "forward", ((uplo == Uplo::Lower) != trans) as i32);
     gl.set_i32(&prog, "dot_form", trans as i32);
-    gl.draw(&[&inv], width, blocks as u32);
+    if whole {
+        gl.draw_image_stores(&[&inv], SOLVE_BLOCK as u32, blocks as u32);
+    } else {
+        gl.draw(&[&inv], width, blocks as u32);
+    }
     Ok(inv)
 }
 
