@@ -37,13 +37,15 @@ use plan::{level_updates, product_levels, solve_plan, tri_call, LeftForm, Step, 
 
 /// A block product: a diagonal block of a triangular product, or a small update.
 static TRI_BLOCK: Kernel = crate::kernel!("level3/tri_block.frag").defines("#define COLS 1");
-/// Columns of W a fragment of [`TRI_BLOCK_IMAGE`] multiplies (`COLS` in its defines).
-const BLOCK_IMAGE_COLS: usize = 8;
+/// Columns of W a fragment of [`TRI_BLOCK_IMAGE`] multiplies (`COLS` in its defines). On
+/// the H100 4 beats 8 and 16 (strmm 4096's block passes 11.2, 12.9 and 14.8 ms; one column
+/// a fragment, the rendered kernel, 20.3 ms).
+const BLOCK_IMAGE_COLS: usize = 4;
 /// [`TRI_BLOCK`] on GPUs with image stores: a fragment multiplies [`BLOCK_IMAGE_COLS`]
 /// columns of W by the same four rows of T (its texels of T fetched once for all of them)
 /// and writes them through image stores.
 static TRI_BLOCK_IMAGE: Kernel = crate::kernel!("level3/tri_block.frag")
-    .defines("#define COLS 8")
+    .defines("#define COLS 4")
     .image_stores();
 /// A diagonal block of a triangular solve, of at most [`SOLVE_BASE`] rows.
 static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag")
@@ -53,7 +55,9 @@ static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag")
 static TRI_APPLY: Kernel = crate::kernel!("level3/tri_solve.frag").defines(
     "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1",
 );
-/// Columns of W a fragment of [`TRI_APPLY_IMAGE`] solves (`COLS` in its defines).
+/// Columns of W a fragment of [`TRI_APPLY_IMAGE`] solves (`COLS` in its defines). On the
+/// H100 8 beats 4 and 16 (strsm 4096's inverse products 8.6, 9.0 and 36.6 ms; one column a
+/// fragment 15.8 ms).
 const APPLY_IMAGE_COLS: usize = 8;
 /// [`TRI_APPLY`] on GPUs with image stores: a fragment applies its four texels of the
 /// inverse to [`APPLY_IMAGE_COLS`] columns of W and writes them through image stores.
@@ -520,6 +524,21 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_counts_match_the_kernels_defines() {
+        for (k, cols) in [
+            (&TRI_BLOCK_IMAGE, BLOCK_IMAGE_COLS),
+            (&TRI_APPLY_IMAGE, APPLY_IMAGE_COLS),
+        ] {
+            assert!(
+                k.defines.contains(&format!("#define COLS {cols}")),
+                "{}: {}",
+                k.name,
+                k.defines
+            );
+        }
+    }
 
     #[test]
     fn panels_cover_the_columns() {
