@@ -22,6 +22,7 @@ const SCALARS: [f32; 4] = [0.0, 1.0, -1.0, 0.7];
 /// multiples of 4 (the gaps NaN).
 #[allow(clippy::too_many_arguments)]
 fn strided_case(
+    ctx: &fragblas::Context,
     r: &mut rand::rngs::StdRng,
     layout: Layout,
     (ta, tb): (Transpose, Transpose),
@@ -32,7 +33,7 @@ fn strided_case(
     share: (bool, bool),
     fours: bool,
 ) {
-    let ctx = ctx();
+    let ctx = ctx.clone();
     let col = layout == Layout::ColMajor;
     // Stored shapes in the user's layout: (rows, cols) of A, B, C.
     let sa = if ta == Transpose::NoTrans {
@@ -207,6 +208,7 @@ fn strided_batches_of_every_shape_transpose_and_scalar() {
                     let gap = [0, 4, 3][c % 3];
                     let share = [(false, false), (true, false), (false, true)][(c / 3) % 3];
                     strided_case(
+                        &ctx(),
                         &mut r,
                         layout,
                         (ta, tb),
@@ -229,6 +231,7 @@ fn a_thousand_products_and_a_long_k() {
     let mut r = rng(52);
     let nn = (Transpose::NoTrans, Transpose::NoTrans);
     strided_case(
+        &ctx(),
         &mut r,
         Layout::ColMajor,
         nn,
@@ -240,6 +243,7 @@ fn a_thousand_products_and_a_long_k() {
         false,
     );
     strided_case(
+        &ctx(),
         &mut r,
         Layout::RowMajor,
         nn,
@@ -252,6 +256,7 @@ fn a_thousand_products_and_a_long_k() {
     );
     // k past one span of the kernel's loop: the passes add up.
     strided_case(
+        &ctx(),
         &mut r,
         Layout::ColMajor,
         nn,
@@ -364,7 +369,18 @@ fn slices_of_unequal_counts_are_errors() {
 /// alpha 1, -1 and 0.7 with every beta.
 #[test]
 fn tiled_products_of_every_edge() {
-    let mut r = rng(53);
+    tiled_edges(&ctx(), 53);
+}
+
+/// The same on a context with image stores (as a GPU with GL 4.3 / GLES 3.1): tiles of
+/// 8 x 8 written into C where they lie, no targets and no merge pass.
+#[test]
+fn tiled_products_in_place_through_image_stores() {
+    tiled_edges(&image_ctx(), 54);
+}
+
+fn tiled_edges(ctx: &fragblas::Context, seed: u64) {
+    let mut r = rng(seed);
     let nn = (Transpose::NoTrans, Transpose::NoTrans);
     let mut c = 0usize;
     for m in [4, 8, 12, 20, 36] {
@@ -376,6 +392,7 @@ fn tiled_products_of_every_edge() {
             let gap = [4, 0, 8, 3][(c / 2) % 4];
             let share = [(false, false), (true, false), (false, true)][c % 3];
             strided_case(
+                ctx,
                 &mut r,
                 Layout::ColMajor,
                 nn,

@@ -52,11 +52,15 @@ pub struct ContextOptions {
     /// Directory of the tuning cache; `None` reads [`crate::tune::TUNE_CACHE_ENV`], else the
     /// user's cache directory (`$XDG_CACHE_HOME/fragblas` or `~/.cache/fragblas`).
     pub tune_cache_dir: Option<PathBuf>,
-    /// Whether sscal, scopy, sswap and saxpy on unit-stride vectors update them in place
-    /// through image stores, several texels per fragment, instead of rendering a new
-    /// texture one texel per fragment. `None` does so on hardware devices that can
-    /// ([`DeviceInfo::image_stores`]); `Some(true)` wherever the device can, software
-    /// included; `Some(false)` never. Results are the same either way.
+    /// Whether the passes that have an image-store form write through image stores, several
+    /// texels (or columns) a fragment, instead of rendering one texel a fragment: sscal,
+    /// scopy, sswap and saxpy on unit-stride vectors (in place), the level-2 rank updates
+    /// (in place) and the unpacking of a symmetric packed matrix, sgemm's packing passes and
+    /// the strip kernels' merge (in place), strmm's and strsm's block products, inverse
+    /// products and copies, and the solves' inversion of diagonal blocks (one fragment a
+    /// column). `None` does so on hardware devices that can ([`DeviceInfo::image_stores`]);
+    /// `Some(true)` wherever the device can, software included; `Some(false)` never.
+    /// Results are the same either way up to the order of sums.
     pub image_stores: Option<bool>,
     /// Whether the triangular solves (strsv, stbsv, stpsv and strsm) invert every diagonal
     /// block of 64 unknowns in one pass and apply the inverses, instead of solving each
@@ -105,8 +109,8 @@ pub(crate) struct Inner {
     pub(crate) info: DeviceInfo,
     width_cap: u32,
     reduce_fan_in: Cell<u32>,
-    /// Whether the level-1 update routines write in place through image stores.
-    pub(crate) in_place_level1: bool,
+    /// Whether the kernels that write through image stores run ([`ContextOptions::image_stores`]).
+    pub(crate) image_store_paths: bool,
     /// Whether the triangular solves (level 2's and strsm) apply inverted diagonal blocks
     /// ([`ContextOptions::inverse_solves`]).
     pub(crate) inverse_solves: bool,
@@ -220,18 +224,18 @@ impl Context {
         if clear_cache {
             tuner.clear()?;
         }
-        let in_place_level1 = info.image_stores && options.image_stores.unwrap_or(!info.software);
+        let image_store_paths = info.image_stores && options.image_stores.unwrap_or(!info.software);
         let inverse_solves = options.inverse_solves.unwrap_or(!info.software);
         let interleaved_products = options.interleaved_products.unwrap_or(!info.software);
         log::info!(
-            "fragblas: device {} ({}{}), {} {:?}, tuning {tuning:?} (cache {}), in-place level 1: {}",
+            "fragblas: device {} ({}{}), {} {:?}, tuning {tuning:?} (cache {}), image-store paths: {}",
             desc.index,
             info.renderer,
             if info.software { ", a software rasteriser" } else { "" },
             info.version,
             info.api,
             tuner.file("sgemm").map_or("none".into(), |f| f.display().to_string()),
-            in_place_level1
+            image_store_paths
         );
         let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         CURRENT.with(|c| c.set(id));
@@ -242,7 +246,7 @@ impl Context {
             info,
             width_cap,
             reduce_fan_in: Cell::new(DEFAULT_REDUCE_FAN_IN),
-            in_place_level1,
+            image_store_paths,
             inverse_solves,
             interleaved_products,
             programs: RefCell::new(HashMap::new()),
@@ -274,7 +278,7 @@ impl Context {
     /// Whether sscal, scopy, sswap and saxpy update unit-stride vectors in place through
     /// image stores in this context (see [`ContextOptions::image_stores`]).
     pub fn level1_in_place(&self) -> bool {
-        self.inner.in_place_level1
+        self.inner.image_store_paths
     }
 
     /// Texels each reduction fragment folds together per pass (2 is the blueprint's half

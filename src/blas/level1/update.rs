@@ -118,7 +118,7 @@ fn set_update_uniforms(gl: &Gl, prog: &Program, n: i32, op: Op, alpha: f32, beta
 /// Whether the in-place path takes an update of `y` (increment `incy`) from `x` (increment
 /// `incx`) in this context.
 fn in_place(ctx: &Context, incx: i32, x: &Buffer, incy: i32, y: &Buffer) -> bool {
-    ctx.inner.in_place_level1
+    ctx.inner.image_store_paths
         && incx == incy
         && incx.unsigned_abs() == 1
         && x.layout().width == y.layout().width

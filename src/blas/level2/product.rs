@@ -435,7 +435,7 @@ fn product_unit_x(
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
     let inner = &ctx.inner;
-    if !unpacks(a, inner.interleaved_products, inner.in_place_level1) {
+    if !unpacks(a, inner.interleaved_products, inner.image_store_paths) {
         return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);
     }
     let n = a.cols;

@@ -201,7 +201,7 @@ impl RankCall {
         a: &mut Buffer,
     ) -> Result<()> {
         let inner = &ctx.inner;
-        let in_place = inner.in_place_level1;
+        let in_place = inner.image_store_paths;
         let vec4 = matches!(self.a.storage, Storage::Full { lda } if lda.is_multiple_of(4));
         let prog = inner.program(match (vec4, in_place) {
             (false, false) => &RANK,

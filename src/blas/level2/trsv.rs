@@ -146,7 +146,7 @@ pub(crate) fn invert_blocks(
     let blocks = n.div_ceil(SOLVE_BLOCK);
     let width = (SOLVE_BLOCK * SOLVE_BLOCK / 4) as u32;
     let inv = inner.take_surface(width, blocks as u32)?;
-    let whole = inner.in_place_level1;
+    let whole = inner.image_store_paths;
     let prog = inner.program(if whole {
         &INVERT_WHOLE[vec4 as usize]
     } else {

@@ -148,7 +148,7 @@ pub(crate) fn window_axpby(
         return Ok(());
     }
     let inner = &ctx.inner;
-    if inner.in_place_level1 {
+    if inner.image_store_paths {
         return window_axpby_in_place(ctx, w, alpha, a, beta, c);
     }
     let prog = inner.program(&WINDOW_AXPBY)?;

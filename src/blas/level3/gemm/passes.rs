@@ -180,7 +180,7 @@ fn pack_sized(
     place: Place,
 ) -> Result<Surface> {
     let out = inner.take_surface(w, h)?;
-    let image = inner.in_place_level1;
+    let image = inner.image_store_paths;
     let prog = inner.program(if image { &GEMM_PACK_IMAGE } else { &GEMM_PACK })?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
@@ -313,7 +313,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
 
     // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
     let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
-    let ap = if inner.in_place_level1 {
+    let ap = if inner.image_store_paths {
         let place = Place::Strips {
             chunks: plan.chunks,
         };
@@ -414,7 +414,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
 
     let s = call.s;
     let max = inner.info.max_texture_size as usize;
-    if inner.in_place_level1
+    if inner.image_store_paths
         && s.c_off.is_multiple_of(4)
         && s.ldc.is_multiple_of(4)
         && s.n.div_ceil(4).max(plan.strips) <= max

@@ -174,7 +174,7 @@ impl Tri<'_> {
         c: &mut Buffer,
     ) -> Result<()> {
         let inner = &ctx.inner;
-        let image = inner.in_place_level1;
+        let image = inner.image_store_paths;
         let prog = inner.program(if image { &TRI_BLOCK_IMAGE } else { &TRI_BLOCK })?;
         let l = c.layout();
         let out = inner.take_surface(l.width, l.height)?;
@@ -286,7 +286,7 @@ impl Tri<'_> {
         };
         // Softpipe (no image stores) needs every lane to substitute; a device with image
         // stores takes eight columns a fragment.
-        let image = inv.is_some() && inner.in_place_level1;
+        let image = inv.is_some() && inner.image_store_paths;
         let (base, kernel) = match inv {
             Some(_) if image => (SOLVE_BLOCK, &TRI_APPLY_IMAGE),
             Some(_) if ctx.info().software => (SOLVE_BLOCK, &TRI_APPLY_EVERY_LANE),
