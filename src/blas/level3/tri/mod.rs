@@ -5,7 +5,7 @@
 //! Both run in the left form of `plan.rs` on pitched scratch matrices (`blocks.rs`): the
 //! stored triangle is expanded once into `Ts = T^T`, B (or B^T) is copied into W (scaled by
 //! alpha for a solve), and the plan's steps run: a diagonal block is one pass of
-//! `tri_mul.frag` or `tri_solve.frag` over the texels of its rows, an update is an sgemm on
+//! `tri_block.frag` or `tri_solve.frag` over the texels of its rows, an update is an sgemm on
 //! the off-diagonal block of T, and the result is copied back into B's window (transposed
 //! for the right side, scaled by alpha for a product). Right-hand sides beyond the largest
 //! texture go in panels.
