@@ -19,6 +19,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::{Error, Result};
+use crate::gl::{Gl, Program};
 
 /// Every product of a batch in one pass.
 static GEMM_BATCHED: Kernel = crate::kernel!("level3/gemm_batched.frag");
@@ -253,6 +254,29 @@ impl Batch {
     }
 }
 
+/// Binds A and B and sets what both forms of `gemm_batched_tile.frag` read of them and of
+/// the grid: the leading dimensions, the strides, the grid and the summed range (all of k).
+fn set_tile_operands(gl: &Gl, p: &Program, bt: &Batch, t: &Tiling, (a, b): (&Buffer, &Buffer)) {
+    let s = &bt.s;
+    a.bind(gl, p, 0, "a", "a_width");
+    b.bind(gl, p, 1, "b", "b_width");
+    gl.set_i32(p, "lda", s.a.ld as i32);
+    gl.set_i32(p, "stride_a", bt.stride_a as i32);
+    gl.set_i32(p, "ldb", s.b.ld as i32);
+    gl.set_i32(p, "stride_b", bt.stride_b as i32);
+    set_grid(gl, p, bt, t);
+    gl.set_i32(p, "k0", 0);
+    gl.set_i32(p, "k1", s.k as i32);
+}
+
+/// The grid's uniforms of the tiled path's kernels.
+fn set_grid(gl: &Gl, p: &Program, bt: &Batch, t: &Tiling) {
+    gl.set_i32(p, "batch", bt.count as i32);
+    gl.set_i32(p, "tm", t.tm as i32);
+    gl.set_i32(p, "tiles", t.tiles as i32);
+    gl.set_i32(p, "grid_width", t.width as i32);
+}
+
 impl Context {
     /// The batch in one pass per span of k (or two passes on the tiled path), after the
     /// checks; `a` and `b` in column-major order.
@@ -334,23 +358,12 @@ impl Context {
         let prog = inner.program(&GEMM_BATCHED_TILE_IMAGE)?;
         let gl = inner.enter()?;
         gl.use_program(&prog);
-        a.bind(gl, &prog, 0, "a", "a_width");
-        b.bind(gl, &prog, 1, "b", "b_width");
+        set_tile_operands(gl, &prog, bt, t, (a, b));
         c.bind(gl, &prog, 2, "c", "c_width");
-        gl.set_i32(&prog, "lda", s.a.ld as i32);
-        gl.set_i32(&prog, "stride_a", bt.stride_a as i32);
-        gl.set_i32(&prog, "ldb", s.b.ld as i32);
-        gl.set_i32(&prog, "stride_b", bt.stride_b as i32);
         gl.set_i32(&prog, "ldc", s.ldc as i32);
         gl.set_i32(&prog, "stride_c", bt.c_stride() as i32);
         gl.set_i32(&prog, "m", s.m as i32);
         gl.set_i32(&prog, "n", s.n as i32);
-        gl.set_i32(&prog, "batch", bt.count as i32);
-        gl.set_i32(&prog, "tm", t.tm as i32);
-        gl.set_i32(&prog, "tiles", t.tiles as i32);
-        gl.set_i32(&prog, "grid_width", t.width as i32);
-        gl.set_i32(&prog, "k0", 0);
-        gl.set_i32(&prog, "k1", s.k as i32);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_f32(&prog, "beta", beta);
         gl.draw_image_stores(&[c.surface()], t.width as u32, t.height as u32);
@@ -374,25 +387,11 @@ impl Context {
         for _ in 0..8 {
             prods.push(inner.take_surface(w, h)?);
         }
-        let set_grid = |gl: &crate::gl::Gl, p: &crate::gl::Program| {
-            gl.set_i32(p, "batch", bt.count as i32);
-            gl.set_i32(p, "tm", t.tm as i32);
-            gl.set_i32(p, "tiles", t.tiles as i32);
-            gl.set_i32(p, "grid_width", t.width as i32);
-        };
         let prog = inner.program(&GEMM_BATCHED_TILE)?;
         {
             let gl = inner.enter()?;
             gl.use_program(&prog);
-            a.bind(gl, &prog, 0, "a", "a_width");
-            b.bind(gl, &prog, 1, "b", "b_width");
-            gl.set_i32(&prog, "lda", s.a.ld as i32);
-            gl.set_i32(&prog, "stride_a", bt.stride_a as i32);
-            gl.set_i32(&prog, "ldb", s.b.ld as i32);
-            gl.set_i32(&prog, "stride_b", bt.stride_b as i32);
-            set_grid(gl, &prog);
-            gl.set_i32(&prog, "k0", 0);
-            gl.set_i32(&prog, "k1", s.k as i32);
+            set_tile_operands(gl, &prog, bt, t, (a, b));
             let targets: Vec<&crate::gl::Surface> = prods.iter().collect();
             gl.draw(&targets, w, h);
         }
@@ -410,7 +409,7 @@ impl Context {
             gl.set_i32(&merge, "stride_c", bt.c_stride() as i32);
             gl.set_i32(&merge, "m", s.m as i32);
             gl.set_i32(&merge, "n", s.n as i32);
-            set_grid(gl, &merge);
+            set_grid(gl, &merge, bt, t);
             gl.set_f32(&merge, "alpha", alpha);
             gl.set_f32(&merge, "beta", beta);
             gl.draw(&[&out], cl.width, cl.height);

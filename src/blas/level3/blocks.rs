@@ -18,6 +18,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::{Error, Result};
+use crate::gl::{Gl, Program};
 use crate::layout::TexLayout;
 
 /// Expands a stored triangle into a full matrix.
@@ -156,24 +157,38 @@ pub(crate) fn window_axpby(
     let rect = cl.update_rect(w.off, (w.m, w.n), w.ld);
     let out = inner.take_surface(cl.width, cl.height)?;
     {
-        let cr: &Buffer = c;
         let gl = inner.enter()?;
         gl.use_program(&prog);
-        let (src, op) = match a {
-            Some((b, op)) => (b, op),
-            None => (cr, Operand::at(0, 1, false)),
-        };
-        src.bind(gl, &prog, 0, "a", "a_width");
-        gl.set_i32(&prog, "a_off", op.off as i32);
-        gl.set_i32(&prog, "lda", op.ld as i32);
-        gl.set_i32(&prog, "a_trans", op.trans as i32);
-        cr.bind(gl, &prog, 1, "c", "c_width");
-        gl.set_f32(&prog, "alpha", if a.is_some() { alpha } else { 0.0 });
-        gl.set_f32(&prog, "beta", beta);
-        set_window(gl, &prog, (w.m, w.n), w.ld, w.off, w.part);
+        set_axpby(gl, &prog, w, alpha, a, beta, c);
         gl.draw_rects(&[&out], &[rect], |_| {});
     }
     install(inner, c, out, rect)
+}
+
+/// Binds A (C itself, not read, where `a` is `None`) and C and sets the uniforms both forms
+/// of `window_axpby.frag` read; returns the buffer bound as A.
+fn set_axpby<'a>(
+    gl: &Gl,
+    prog: &Program,
+    w: Win,
+    alpha: f32,
+    a: Option<(&'a Buffer, Operand)>,
+    beta: f32,
+    c: &'a Buffer,
+) -> &'a Buffer {
+    let (src, op) = match a {
+        Some((b, op)) => (b, op),
+        None => (c, Operand::at(0, 1, false)),
+    };
+    src.bind(gl, prog, 0, "a", "a_width");
+    gl.set_i32(prog, "a_off", op.off as i32);
+    gl.set_i32(prog, "lda", op.ld as i32);
+    gl.set_i32(prog, "a_trans", op.trans as i32);
+    c.bind(gl, prog, 1, "c", "c_width");
+    gl.set_f32(prog, "alpha", if a.is_some() { alpha } else { 0.0 });
+    gl.set_f32(prog, "beta", beta);
+    set_window(gl, prog, (w.m, w.n), w.ld, w.off, w.part);
+    src
 }
 
 /// [`window_axpby`] through image stores (`window_axpby.frag` with `IMAGE`): a grid over
@@ -190,25 +205,13 @@ fn window_axpby_in_place(
     let prog = inner.program(&WINDOW_AXPBY_IMAGE)?;
     let (x, y, rw, rh) = c.layout().window_rect(w.off, (w.m, w.n), w.ld);
     let grid_width = rw.div_ceil(WINDOW_TEXELS_PER_FRAGMENT);
-    let cr: &Buffer = c;
     let gl = inner.enter()?;
     gl.use_program(&prog);
-    let (src, op) = match a {
-        Some((b, op)) => (b, op),
-        None => (cr, Operand::at(0, 1, false)),
-    };
-    src.bind(gl, &prog, 0, "a", "a_width");
+    let src = set_axpby(gl, &prog, w, alpha, a, beta, c);
     gl.set_i32(&prog, "a_last", src.last_texel());
-    gl.set_i32(&prog, "a_off", op.off as i32);
-    gl.set_i32(&prog, "lda", op.ld as i32);
-    gl.set_i32(&prog, "a_trans", op.trans as i32);
-    cr.bind(gl, &prog, 1, "c", "c_width");
-    gl.set_f32(&prog, "alpha", if a.is_some() { alpha } else { 0.0 });
-    gl.set_f32(&prog, "beta", beta);
-    set_window(gl, &prog, (w.m, w.n), w.ld, w.off, w.part);
     gl.set_ivec2(&prog, "origin", [x as i32, y as i32]);
     gl.set_i32(&prog, "rect_width", rw as i32);
     gl.set_i32(&prog, "grid_width", grid_width as i32);
-    gl.draw_image_stores(&[cr.surface()], grid_width, rh);
+    gl.draw_image_stores(&[c.surface()], grid_width, rh);
     Ok(())
 }
