@@ -312,12 +312,23 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
     let (n, k) = (1usize << 16, 64usize);
     let ni = n as i32;
     let ki = k as i32;
-    let names = ["sgbmv 2^16 k64", "sgbmv T 2^16 k64", "stbmv 2^16 k64"];
+    let names = [
+        "sgbmv 2^16 k64",
+        "sgbmv T 2^16 k64",
+        "stbmv 2^16 k64",
+        "stbsv 2^16 k64",
+    ];
     if names.iter().any(|c| wanted(c)) {
         let lda = 2 * k + 1;
         let band = ctx.upload(&random(lda * n, 17))?;
         let x = ctx.upload(&random(n, 18))?;
         let mut y = ctx.upload(&random(n, 19))?;
+        // A lower band with a dominant diagonal (row 0 of each column of k + 1), to solve.
+        let mut lower = random((k + 1) * n, 20);
+        for j in 0..n {
+            lower[j * (k + 1)] = k as f32 + 2.0;
+        }
+        let lower = ctx.upload(&lower)?;
         for name in names {
             if !wanted(name) {
                 continue;
@@ -332,6 +343,10 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                     ctx.sgbmv(
                         ColMajor, t, ni, ni, ki, ki, 1.0, &band, lda as i32, &x, 1, 0.5, &mut y, 1,
                     )
+                } else if name.starts_with("stbsv") {
+                    ctx.scopy(ni, &x, 1, &mut y, 1)?;
+                    let (l, t, d) = (Uplo::Lower, NoTrans, Diag::NonUnit);
+                    ctx.stbsv(ColMajor, l, t, d, ni, ki, &lower, ki + 1, &mut y, 1)
                 } else {
                     ctx.scopy(ni, &x, 1, &mut y, 1)?;
                     ctx.stbmv(

@@ -331,12 +331,29 @@ fn strsv_stbsv_stpsv_by_whole_column_inverses_match_blas() {
     zero_unknown_cases(&p.ctx);
 }
 
+/// Block by block on a context with image stores: each block's solution stored into its
+/// texture and each update made in place in the right-hand side (the draws never change
+/// the bound framebuffer); one case in three of the sweep, every order (one block and
+/// several), and the zero-unknown cases.
+#[test]
+fn strsv_stbsv_stpsv_in_place_block_steps_match_blas() {
+    let ctx = image_ctx();
+    sweep(&ctx, true, 409, (0..=usize::MAX, 3));
+    zero_unknown_cases(&ctx);
+}
+
 #[test]
 fn singular_and_special_values_spread_as_in_reference() {
+    for ctx in both_paths() {
+        singular_and_special_values(&ctx);
+    }
+}
+
+/// [`singular_and_special_values_spread_as_in_reference`] on `ctx`.
+fn singular_and_special_values(ctx: &fragblas::Context) {
     // A zero or NaN on the diagonal, zeros in x, Inf in x: the no-transpose loops skip a zero
     // x_j (so a NaN of A's column j does not spread, and 0/0 is not taken), the transposed
     // ones do not. Results must be Inf or NaN exactly where reference's are.
-    let ctx = ctx();
     let n = 37;
     let mut r = rng(403);
     // lda = n reads A element by element; lda = 40 (a multiple of 4, incx 1) as vec4 texels.
@@ -416,7 +433,7 @@ fn singular_and_special_values_spread_as_in_reference() {
             fragblas::Context::strmv
         };
         routine(
-            &ctx,
+            ctx,
             layout,
             uplo,
             t,

@@ -33,6 +33,13 @@
 //     gets its value from s, one in the rows the block's columns reach after it in the
 //     solve order (texels [upd_lo, upd_hi)) has the block's contribution subtracted, any
 //     other stays.
+// IMAGE (GPUs with image stores; passes 0, 1 and 3): the same kernels writing through
+// image stores, so that a solve's draws never change the bound framebuffer (each change
+// cost the H100 5-11 us, two a block). Passes 1 and 3 store the block's solution into s
+// (image 0); pass 0 runs only over t's texels [range_lo, range_hi) (the block's and those
+// its columns reach), fragment (x, y) of a grid_w-wide grid on texel range_lo + y*grid_w
+// + x, and stores each into t itself (image 0): a fragment reads and writes only its own
+// texel of t.
 uniform int n;
 uniform sampler2D t;
 uniform int t_width;
@@ -191,11 +198,20 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int
     return mine;
 }
 
+#ifdef IMAGE
+layout(binding = 0, rgba32f) writeonly uniform highp image2D s_out;
+// Texel f of the block's solution.
+#define SOLVED(f, x) imageStore(s_out, ivec2(f, 0), x)
+#else
+#define SOLVED(f, x) result = x
+#endif
+
 #if PASS == 1
 
 // Solves block [block_lo, block_lo + block_nb): fragment f writes texel f.
 void main() {
-    result = solve_block(int(gl_FragCoord.x), block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
+    int f = int(gl_FragCoord.x);
+    SOLVED(f, solve_block(f, block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4));
 }
 
 #elif PASS == 2 && defined(WHOLE)
@@ -266,7 +282,7 @@ void main() {
     if (!(ok && finite(x))) {
         x = solve_block(f, block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
     }
-    result = x;
+    SOLVED(f, x);
 }
 
 #endif
@@ -282,19 +298,41 @@ vec4 minus(vec4 v, vec4 c, bvec4 st, bvec4 live, float y, bool ok) {
     return ok && y != 0.0 ? select4(v, v - c * y, both(st, live)) : v;
 }
 
+#ifdef IMAGE
+uniform int range_lo;  // the texels of t this draw covers
+uniform int range_hi;
+uniform int grid_w;
+layout(binding = 0, rgba32f) writeonly uniform highp image2D t_out;
+#define EMIT(x) imageStore(t_out, tpos, x)
+#else
+#define EMIT(x) result = x
+#endif
+
 void main() {
     int lo = block_lo;
     int nb = block_nb;
+#ifdef IMAGE
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int T = range_lo + g.y * grid_w + g.x;
+    if (T >= range_hi) {
+        return;
+    }
+    ivec2 tpos = ivec2(T % t_width, T / t_width);
+#else
     int T = frag_texel(t_width);
-    vec4 v = texelFetch(t, ivec2(gl_FragCoord.xy), 0);
+    ivec2 tpos = ivec2(gl_FragCoord.xy);
+#endif
+    vec4 v = texelFetch(t, tpos, 0);
     int r0 = lo >> 2;
     if (T >= r0 && 4 * T < lo + nb) {
         // The block's own unknowns (its lanes past nb are past n: whatever they hold).
-        result = texelFetch(s, ivec2(T - r0, 0), 0);
+        EMIT(texelFetch(s, ivec2(T - r0, 0), 0));
         return;
     }
     if (T < upd_lo || T >= upd_hi) {
+#ifndef IMAGE
         result = v;
+#endif
         return;
     }
     ivec4 lanes = ivec4(0, 1, 2, 3);
@@ -353,7 +391,7 @@ void main() {
             }
         }
     }
-    result = v;
+    EMIT(v);
 }
 
 #endif

@@ -107,16 +107,27 @@ impl Gl {
         self.profile.time(GlWork::Draws, || unsafe {
             let gl = &self.gl;
             self.bind_draw_fbo(self.image_fbo);
-            set(
-                glow::DRAW_FRAMEBUFFER,
-                glow::FRAMEBUFFER_DEFAULT_WIDTH,
-                w.max(1) as i32,
-            );
-            set(
-                glow::DRAW_FRAMEBUFFER,
-                glow::FRAMEBUFFER_DEFAULT_HEIGHT,
-                h.max(1) as i32,
-            );
+            // The framebuffer only grows: the viewport bounds each draw, and a size set
+            // again for every draw of a different grid is a change of the framebuffer's
+            // state that the driver may pay for like a change of binding.
+            // (At least 1 x 1: a framebuffer without attachments of size 0 is incomplete.)
+            let (fw, fh) = self.image_fbo_size.get();
+            let (nw, nh) = (fw.max(w).max(1), fh.max(h).max(1));
+            if nw != fw {
+                set(
+                    glow::DRAW_FRAMEBUFFER,
+                    glow::FRAMEBUFFER_DEFAULT_WIDTH,
+                    nw as i32,
+                );
+            }
+            if nh != fh {
+                set(
+                    glow::DRAW_FRAMEBUFFER,
+                    glow::FRAMEBUFFER_DEFAULT_HEIGHT,
+                    nh as i32,
+                );
+            }
+            self.image_fbo_size.set((nw, nh));
             for (unit, img) in images.iter().enumerate() {
                 gl.bind_image_texture(
                     unit as u32,

@@ -41,6 +41,8 @@ pub(crate) struct Gl {
     framebuffer_parameteri: Option<egl::FramebufferParameteri>,
     /// A framebuffer without attachments, for the kernels that write through image stores.
     image_fbo: glow::Framebuffer,
+    /// The default size last given to `image_fbo` (0 x 0: none yet).
+    image_fbo_size: std::cell::Cell<(u32, u32)>,
     /// Compiled vertex shaders by source (one per prelude: every kernel draws the same
     /// full-screen triangle), attached to each program linked with that source instead of
     /// compiled again for it.
@@ -117,6 +119,7 @@ impl Gl {
             vao,
             framebuffer_parameteri: fns.framebuffer_parameteri,
             image_fbo,
+            image_fbo_size: std::cell::Cell::new((0, 0)),
             vertex_shaders: std::cell::RefCell::new(Vec::new()),
             profile: Profile::new(profile),
             bound: std::cell::Cell::new(Bound::default()),

@@ -61,6 +61,29 @@ static PASSES: [[Kernel; 2]; 4] = [
     [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
     [trsv_kernel!(3, 0), trsv_kernel!(3, 1)],
 ];
+/// The block steps' passes writing through image stores (`IMAGE`), on GPUs that have
+/// them: `[pass][vec4]` as [`PASSES`] (the inversion pass has its own, [`INVERT_WHOLE`]).
+/// A solve then never changes the bound framebuffer between its draws.
+macro_rules! trsv_image_kernel {
+    ($pass:literal, $vec4:literal) => {
+        crate::kernel!("level2/trsv.frag")
+            .defines(concat!(
+                "#define PASS ",
+                $pass,
+                "\n#define NB 64\n#define VEC4 ",
+                $vec4,
+                "\n#define IMAGE 1"
+            ))
+            .header(STORAGE_GLSL)
+            .image_stores()
+    };
+}
+static STEP_IMAGE: [[Kernel; 2]; 4] = [
+    [trsv_image_kernel!(0, 0), trsv_image_kernel!(0, 1)],
+    [trsv_image_kernel!(1, 0), trsv_image_kernel!(1, 1)],
+    [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
+    [trsv_image_kernel!(3, 0), trsv_image_kernel!(3, 1)],
+];
 /// The inversion pass on GPUs with image stores: one fragment a column of a block's
 /// inverse, its texels written through image stores (full storage with `lda % 4 == 0`, and
 /// any other).
@@ -80,9 +103,15 @@ const INVERT: usize = 2;
 const APPLY: usize = 3;
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 10] = [
+pub(crate) const KERNELS: [&Kernel; 16] = [
     &INVERT_WHOLE[0],
     &INVERT_WHOLE[1],
+    &STEP_IMAGE[UPDATE][0],
+    &STEP_IMAGE[UPDATE][1],
+    &STEP_IMAGE[SOLVE][0],
+    &STEP_IMAGE[SOLVE][1],
+    &STEP_IMAGE[APPLY][0],
+    &STEP_IMAGE[APPLY][1],
     &PASSES[0][0],
     &PASSES[0][1],
     &PASSES[1][0],
@@ -122,6 +151,27 @@ pub(crate) fn update_texels(
     } else {
         (lo.saturating_sub(reach) / 4, lo / 4)
     }
+}
+
+/// Fragments a row of the in-place update's grid (see [`step_grid`]).
+const STEP_GRID_WIDTH: usize = 64;
+
+/// The in-place form of a block's update (`IMAGE`): the texels `[lo, hi)` of the
+/// right-hand side it covers (the block's own and `update`, the ones its columns reach,
+/// which border them) and its grid, `(width, rows)` fragments of at most
+/// [`STEP_GRID_WIDTH`] a row, fragment `(x, y)` on texel `lo + y*width + x`.
+pub(crate) fn step_grid(
+    (lo, nb): (usize, usize),
+    (upd_lo, upd_hi): (usize, usize),
+) -> ((usize, usize), (usize, usize)) {
+    let (mut from, mut to) = (lo / 4, (lo + nb).div_ceil(4));
+    if upd_lo < upd_hi {
+        from = from.min(upd_lo);
+        to = to.max(upd_hi);
+    }
+    let count = to - from;
+    let width = count.min(STEP_GRID_WIDTH);
+    ((from, to), (width, count.div_ceil(width)))
 }
 
 /// Every diagonal block (on the grid of [`SOLVE_BLOCK`]) of the triangular `op(A)` inverted
@@ -218,23 +268,45 @@ impl MvCall {
         } else {
             None
         };
-        let solve = inner.program(&PASSES[if inverse { APPLY } else { SOLVE }][k])?;
-        let step = inner.program(&PASSES[UPDATE][k])?;
+        // On GPUs with image stores every draw of the loop writes through them (the
+        // solution into s, the update into t in place), so the bound framebuffer stays.
+        let image = inner.image_store_paths;
+        let passes = if image { &STEP_IMAGE } else { &PASSES };
+        let solve = inner.program(&passes[if inverse { APPLY } else { SOLVE }][k])?;
+        let step = inner.program(&passes[UPDATE][k])?;
         let s = inner.take_surface((SOLVE_BLOCK / 4) as u32, 1)?;
         for (lo, nb) in solve_blocks(n, forward) {
             let gl = bind(&solve, &t, (lo, nb))?;
             if let Some(inv) = &inv {
                 gl.set_texture(&solve, "inv", 2, inv);
             }
-            gl.draw(&[&s], (nb as u32).div_ceil(4), 1);
-            let next = inner.take_surface(l.width, l.height)?;
+            let texels = (nb as u32).div_ceil(4);
+            if image {
+                gl.draw_image_stores(&[&s], texels, 1);
+            } else {
+                gl.draw(&[&s], texels, 1);
+            }
+            // (Taken before the binding: making a texture binds it to the active unit.)
+            let next = if image {
+                None
+            } else {
+                Some(inner.take_surface(l.width, l.height)?)
+            };
             let gl = bind(&step, &t, (lo, nb))?;
-            let (upd_lo, upd_hi) = update_texels((lo, nb), forward, reach, n);
+            let upd = update_texels((lo, nb), forward, reach, n);
             gl.set_texture(&step, "s", 2, &s);
-            gl.set_i32(&step, "upd_lo", upd_lo as i32);
-            gl.set_i32(&step, "upd_hi", upd_hi as i32);
-            gl.draw(&[&next], l.width, l.height);
-            inner.give_surface(t.replace_surface(next));
+            gl.set_i32(&step, "upd_lo", upd.0 as i32);
+            gl.set_i32(&step, "upd_hi", upd.1 as i32);
+            if let Some(next) = next {
+                gl.draw(&[&next], l.width, l.height);
+                inner.give_surface(t.replace_surface(next));
+            } else {
+                let ((from, to), (w, h)) = step_grid((lo, nb), upd);
+                gl.set_i32(&step, "range_lo", from as i32);
+                gl.set_i32(&step, "range_hi", to as i32);
+                gl.set_i32(&step, "grid_w", w as i32);
+                gl.draw_image_stores(&[t.surface()], w as u32, h as u32);
+            }
         }
         if let Some(inv) = inv {
             inner.give_surface(inv);
@@ -388,6 +460,35 @@ mod tests {
         }
         for k in KERNELS {
             assert!(k.defines.contains(&format!("#define NB {SOLVE_BLOCK}\n")));
+        }
+    }
+
+    #[test]
+    fn an_in_place_step_covers_the_block_and_its_update_once() {
+        for n in [1usize, 5, 63, 64, 65, 198, 200, 4096, 5000] {
+            for forward in [true, false] {
+                for reach in [1usize, 5, 64, 100, n] {
+                    for (lo, nb) in solve_blocks(n, forward) {
+                        let upd = update_texels((lo, nb), forward, reach, n);
+                        let ((from, to), (w, h)) = step_grid((lo, nb), upd);
+                        // Every texel of the block and of its update, nothing else.
+                        let mut want: Vec<usize> = (lo / 4..(lo + nb).div_ceil(4)).collect();
+                        want.extend(upd.0..upd.1);
+                        want.sort();
+                        want.dedup();
+                        let got: Vec<usize> = (from..to).collect();
+                        assert_eq!(got, want, "n={n} forward={forward} reach={reach} lo={lo}");
+                        // The grid covers the range, with less than a row to spare.
+                        assert!((1..=STEP_GRID_WIDTH).contains(&w));
+                        assert!(w * h >= to - from && w * (h - 1) < to - from);
+                    }
+                }
+            }
+        }
+        for k in &STEP_IMAGE {
+            for v in k {
+                assert!(v.defines.contains(&format!("#define NB {SOLVE_BLOCK}\n")));
+            }
         }
     }
 
