@@ -260,6 +260,18 @@ uniform sampler2D inv;
 // right-hand side or the result hold an Inf or NaN (a zero or non-finite diagonal, a NaN
 // or Inf in A or in x), the fragment solves the block instead, as reference's loops
 // would, so that Inf and NaN go where reference's go.
+// The texels group g of the apply meets: t's texel g of the block and the inverse's texel
+// f of columns 4g..4g+3 (clamped to the block).
+void apply_fetch(int g, int f, int b, int r0, out vec4 tv, out vec4 i0, out vec4 i1,
+                 out vec4 i2, out vec4 i3) {
+    tv = texelFetch(t, ivec2((r0 + g) % t_width, (r0 + g) / t_width), 0);
+    int c0 = 4 * g;
+    i0 = texelFetch(inv, ivec2(c0 * NB4 + f, b), 0);
+    i1 = texelFetch(inv, ivec2(min(c0 + 1, block_nb - 1) * NB4 + f, b), 0);
+    i2 = texelFetch(inv, ivec2(min(c0 + 2, block_nb - 1) * NB4 + f, b), 0);
+    i3 = texelFetch(inv, ivec2(min(c0 + 3, block_nb - 1) * NB4 + f, b), 0);
+}
+
 void main() {
     int f = int(gl_FragCoord.x);
     int b = block_lo / NB;
@@ -267,16 +279,29 @@ void main() {
     int groups = (block_nb + 3) >> 2;
     vec4 x = vec4(0.0);
     bool ok = true;
+    // Each group's texels are fetched one group ahead of their use (a pass of a few
+    // fragments is a chain of fetch latencies, one a group without this).
+    vec4 tv;
+    vec4 i0;
+    vec4 i1;
+    vec4 i2;
+    vec4 i3;
+    apply_fetch(0, f, b, r0, tv, i0, i1, i2, i3);
     for (int g = 0; g < groups; ++g) {
-        vec4 tv = texelFetch(t, ivec2((r0 + g) % t_width, (r0 + g) / t_width), 0);
+        vec4 tn;
+        vec4 j0;
+        vec4 j1;
+        vec4 j2;
+        vec4 j3;
+        apply_fetch(min(g + 1, groups - 1), f, b, r0, tn, j0, j1, j2, j3);
         tv = select4(vec4(0.0), tv, lessThan(ivec4(4 * g) + ivec4(0, 1, 2, 3), ivec4(block_nb)));
-        int c0 = 4 * g;
-        vec4 i0 = texelFetch(inv, ivec2(c0 * NB4 + f, b), 0);
-        vec4 i1 = texelFetch(inv, ivec2(min(c0 + 1, block_nb - 1) * NB4 + f, b), 0);
-        vec4 i2 = texelFetch(inv, ivec2(min(c0 + 2, block_nb - 1) * NB4 + f, b), 0);
-        vec4 i3 = texelFetch(inv, ivec2(min(c0 + 3, block_nb - 1) * NB4 + f, b), 0);
         ok = ok && finite(tv) && finite(i0) && finite(i1) && finite(i2) && finite(i3);
         x += i0 * tv.x + i1 * tv.y + i2 * tv.z + i3 * tv.w;
+        tv = tn;
+        i0 = j0;
+        i1 = j1;
+        i2 = j2;
+        i3 = j3;
     }
     // A branch, not a ?: (with ?: the H100 ran the substitution in every fragment).
     if (!(ok && finite(x))) {
