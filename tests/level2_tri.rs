@@ -333,8 +333,8 @@ fn strsv_stbsv_stpsv_by_whole_column_inverses_match_blas() {
 
 /// Block by block on a context with image stores: each block's solution stored into its
 /// texture and each update made in place in the right-hand side (the draws never change
-/// the bound framebuffer); one case in three of the sweep, every order (one block and
-/// several), and the zero-unknown cases.
+/// the bound framebuffer), packed triangles copied into full storage first; one case in
+/// three of the sweep, every order (one block and several), and the zero-unknown cases.
 #[test]
 fn strsv_stbsv_stpsv_in_place_block_steps_match_blas() {
     let ctx = image_ctx();

@@ -402,9 +402,9 @@ pub(crate) fn product(
     t
 }
 
-/// The largest order whose packed triangle [`product_unit_x`] unpacks (a scratch of
-/// `order^2` floats: 256 MiB).
-const UNPACK_MAX_ORDER: usize = 8192;
+/// The largest order whose packed triangle [`unpack`] copies (a scratch of `order^2`
+/// floats: 256 MiB).
+pub(crate) const UNPACK_MAX_ORDER: usize = 8192;
 
 /// Whether [`product_unit_x`] unpacks `a`: a symmetric matrix in packed storage of order up
 /// to [`UNPACK_MAX_ORDER`], on a context that sums interleaved chunks and writes images. On
@@ -438,6 +438,23 @@ fn product_unit_x(
     if !unpacks(a, inner.interleaved_products, inner.image_store_paths) {
         return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);
     }
+    let (m, full) = unpack(ctx, a, abuf)?;
+    let Storage::Full { lda } = m.storage else {
+        unreachable!("unpack gives full storage")
+    };
+    let t = product_vec4(ctx, &m, lda, &full, trans, x, skip_zero, sink);
+    inner.give_surface(full.into_surface());
+    t
+}
+
+/// The packed triangle `a` (in `abuf`, order at most [`UNPACK_MAX_ORDER`]) copied into
+/// full storage through image stores (`glsl/level2/unpack.frag`, 8 texels a fragment; GPUs
+/// with image stores only), with a leading dimension that is a multiple of 4, so that the
+/// kernels that read four rows of a column a fetch read it: the same matrix in that
+/// storage, and the new buffer. Only the triangle's texels are written; their lanes outside
+/// it hold whatever the packed array holds there, which every reader masks.
+pub(crate) fn unpack(ctx: &Context, a: &Matrix, abuf: &Buffer) -> Result<(Matrix, Buffer)> {
+    let inner = &ctx.inner;
     let n = a.cols;
     let lda = n.next_multiple_of(4).max(4);
     let l = inner.layout(lda * n)?;
@@ -465,9 +482,7 @@ fn product_unit_x(
         storage: Storage::Full { lda },
         ..*a
     };
-    let t = product_vec4(ctx, &m, lda, &full, trans, x, skip_zero, sink);
-    inner.give_surface(full.into_surface());
-    t
+    Ok((m, full))
 }
 
 /// The x texels one row of `op(A)` can reach: the columns it can hold
