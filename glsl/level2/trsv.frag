@@ -26,9 +26,11 @@
 //     bit for bit (a computed index into an array of solved values, with loops of different
 //     lengths across a quad, went wrong on Mesa's softpipe, GL 3.3: issue 31);
 //   2 (invert): every diagonal block's inverse at once, each column solved for e_c by the
-//     same code: thousands of independent chains instead of one a block;
+//     same code: thousands of independent chains instead of one a block (with WHOLE, on
+//     GPUs with image stores: columns of 16 x 16 sub-blocks' inverses, joined by pass 4);
 //   3 (apply): the block's solution as its inverse times the right-hand side, a short pass;
 //     a fragment that meets an Inf or NaN solves instead (pass 1's code);
+//   4 (join, image stores): two halves' inverses into their whole's inverse (see there);
 //   0 (update): the fragment of t's texel T writes t's four lanes: an unknown of the block
 //     gets its value from s, one in the rows the block's columns reach after it in the
 //     solve order (texels [upd_lo, upd_hi)) has the block's contribution subtracted, any
@@ -95,7 +97,85 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 #endif
 }
 
-#if PASS != 0
+#if PASS == 4
+
+// Combines inverses of halves into the inverse of the whole, for every pair of halves of
+// `half_size` unknowns of every diagonal block at once (after PASS 2 with SUB): with M a
+// diagonal block of op(A) and R, K the inverses of its halves that hold the rows and the
+// columns of its off-diagonal part C (lower: the second half's rows, the first's columns;
+// upper: the other way round), the inverse's off-diagonal part is D = -R C K.
+//   PART 1: E = C K, stored into e_out at D's place;
+//   PART 2: D = -R E, stored into the inverse (inv_out).
+// Fragment (x, b) of block b writes texel fi of column j of the pair p's off-diagonal
+// part (x = (p*half_size + j)*half_size/4 + fi). Products meet only stored elements of A
+// (masked, not multiplied by 0), so an Inf or NaN of C, R or K reaches every column of D
+// it touches (through 0*Inf if need be), and the solves' users of those columns solve by
+// substitution.
+uniform sampler2D inv;
+uniform int half_size;
+#if PART == 2
+uniform sampler2D e;
+#endif
+layout(binding = 0, rgba32f) writeonly uniform highp image2D part_out;
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int b = g.y;
+    int h4 = half_size / 4;
+    int per_pair = half_size * h4;
+    int pair = g.x / per_pair;
+    int rem = g.x - pair * per_pair;
+    int j = rem / h4;
+    int fi = rem - j * h4;
+    int base = 2 * half_size * pair;
+    int rs = forward != 0 ? base + half_size : base;  // the rows' half
+    int cs = forward != 0 ? base : base + half_size;  // the columns' half
+    int lo = b * NB;
+    int col = cs + j;
+    int trow = (rs >> 2) + fi;
+    vec4 acc = vec4(0.0);
+#if PART == 1
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    for (int k4 = 0; k4 < h4; ++k4) {
+        // K's rows cs + 4*k4 .. + 3 of column col.
+        vec4 kv = texelFetch(inv, ivec2(col * NB4 + (cs >> 2) + k4, b), 0);
+        if (dot_form == 0) {
+            // M(r, c) = A(lo + r, lo + c): four rows of M a texel of A's column.
+            for (int q = 0; q < 4; ++q) {
+                int c = lo + cs + 4 * k4 + q;
+                bvec4 st;
+                vec4 a4 = a_col((lo >> 2) + trow, min(c, n - 1), st);
+                st = both(st, bvec4(c < n));
+                acc = select4(acc, acc + a4 * lane(kv, q), st);
+            }
+        } else {
+            // M(r, c) = A(lo + c, lo + r): row r of M, columns c..c+3, a texel of column
+            // lo + r of A.
+            vec4 d = vec4(0.0);
+            for (int q = 0; q < 4; ++q) {
+                int ac = lo + 4 * trow + q;
+                bvec4 st;
+                vec4 a4 = a_col(((lo + cs) >> 2) + k4, min(ac, n - 1), st);
+                st = both(st, bvec4(ac < n));
+                d = with_lane(d, q, dot(select4(vec4(0.0), a4, st), select4(vec4(0.0), kv, st)));
+            }
+            acc += d;
+        }
+    }
+#else
+    for (int k4 = 0; k4 < h4; ++k4) {
+        // E's rows rs + 4*k4 .. + 3 of column col, and R's columns rs + 4*k4 + q.
+        vec4 ev = texelFetch(e, ivec2(col * NB4 + (rs >> 2) + k4, b), 0);
+        for (int q = 0; q < 4; ++q) {
+            vec4 r4 = texelFetch(inv, ivec2((rs + 4 * k4 + q) * NB4 + trow, b), 0);
+            acc -= r4 * lane(ev, q);
+        }
+    }
+#endif
+    imageStore(part_out, ivec2(col * NB4 + trow, b), acc);
+}
+
+#elif PASS != 0
 
 // The block's sixteen texels are named by constant indices only, the steps written out
 // sixteen times by these macros (NB is 64): a loop over them, left rolled by the compiler,
@@ -119,8 +199,8 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 #define STORE(r) if (pr == (r)) { acc[r] = with_lane(acc[r], pc, y); }
 #define MINE(r) if (f == (r)) { mine = acc[r]; }
 #ifdef WHOLE
-// PASS 2 on GPUs with image stores: the whole column of the inverse, texel by texel.
-#define WRITE(r) imageStore(inv_out, ivec2(whole_col * NB4 + (r), whole_block), whole_col < nb ? acc[r] : vec4(0.0));
+// PASS 2 on GPUs with image stores: the column of a sub-block's inverse, its SUB/4 texels.
+#define WRITE(r) if ((r) < SUB / 4) { imageStore(inv_out, ivec2(whole_col * NB4 + whole_row0 + (r), whole_block), acc[r]); }
 #endif
 
 // Texel f of the solution of block [lo, lo + nb) for the right-hand side in t or, with c
@@ -133,6 +213,7 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // The column and block a fragment of PASS 2's whole-column form writes (set by its main).
 int whole_col;
 int whole_block;
+int whole_row0;
 layout(binding = 0, rgba32f) writeonly uniform highp image2D inv_out;
 #endif
 
@@ -216,21 +297,37 @@ void main() {
 
 #elif PASS == 2 && defined(WHOLE)
 
-// Inverts every diagonal block at once, one fragment a column: fragment (c, b) solves
-// column c of block b's inverse over all its unknowns and writes its NB/4 texels through
-// image stores (texel f of it at (c*NB/4 + f, b); 0 for a column past a last, short
-// block). Sixteen times fewer fragments than the rendered pass below, each running the
-// chain once instead of sixteen fragments each running most of it.
+// Inverts every diagonal block at once on GPUs with image stores, one fragment a column:
+// fragment (c, b) solves column c of the inverse of the diagonal sub-block of SUB unknowns
+// (16) of block b that holds column c (a chain of SUB steps), writes its SUB/4 texels
+// (texel f of column c at (c*NB/4 + f, b)) and zeros on the other side of the diagonal
+// (above it for a lower inverse, below for an upper one; every texel of a column past a
+// last, short block). PASS 4 then fills the rest from the sub-blocks' inverses (the
+// first form of this pass solved whole columns, 64-step chains: 0.54 ms at order 4096
+// against 0.31 ms for this pass and PASS 4's four).
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     whole_col = g.x;
     whole_block = g.y;
     int lo = g.y * NB;
     int nb = min(NB, n - lo);
-    int cc = min(g.x, nb - 1);
-    ivec2 ks = forward != 0 ? ivec2(cc, nb - 1) : ivec2(nb - 1 - cc, nb - 1);
-    ivec2 ws = forward != 0 ? ivec2(cc >> 2, NB4 - 1) : ivec2(0, cc >> 2);
-    solve_block(0, lo, nb, cc, NB, ks, ws.x, ws.y);
+    const int SUB4 = SUB / 4;
+    int sb = g.x / SUB;
+    whole_row0 = sb * SUB4;
+    int snb = min(SUB, nb - sb * SUB);
+    for (int r = 0; r < NB4; ++r) {
+        bool zero = snb <= 0 || (forward != 0 ? r < whole_row0 : r >= whole_row0 + SUB4);
+        if (zero) {
+            imageStore(inv_out, ivec2(g.x * NB4 + r, g.y), vec4(0.0));
+        }
+    }
+    if (snb <= 0) {
+        return;
+    }
+    int cc = min(g.x - sb * SUB, snb - 1);
+    ivec2 ks = forward != 0 ? ivec2(cc, snb - 1) : ivec2(snb - 1 - cc, snb - 1);
+    ivec2 ws = forward != 0 ? ivec2(cc >> 2, SUB4 - 1) : ivec2(0, cc >> 2);
+    solve_block(0, lo + sb * SUB, snb, cc, SUB, ks, ws.x, ws.y);
 }
 
 #elif PASS == 2
