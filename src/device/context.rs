@@ -57,8 +57,10 @@ pub struct ContextOptions {
     /// scopy, sswap and saxpy on unit-stride vectors (in place), the level-2 rank updates
     /// (in place) and the unpacking of a symmetric packed matrix, sgemm's packing passes and
     /// the strip kernels' merge (in place), strmm's and strsm's block products, inverse
-    /// products and copies, and the solves' inversion of diagonal blocks (one fragment a
-    /// column). `None` does so on hardware devices that can ([`DeviceInfo::image_stores`]);
+    /// products and copies, the solves' inversion of diagonal blocks (16 x 16 sub-blocks,
+    /// one fragment a column, joined by product passes) and their block steps (in place),
+    /// and stpsv's unpacking of its packed triangle. `None` does so on hardware devices
+    /// that can ([`DeviceInfo::image_stores`]);
     /// `Some(true)` wherever the device can, software included; `Some(false)` never.
     /// Results are the same either way up to the order of sums.
     pub image_stores: Option<bool>,
