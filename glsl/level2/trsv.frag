@@ -65,6 +65,43 @@ vec4 with_lane(vec4 v, int c, float y) {
     return select4(v, vec4(y), equal(ivec4(0, 1, 2, 3), ivec4(c)));
 }
 
+#ifdef SPLIT
+// SPLIT (image stores): a block's update is split over SPLIT fragments a texel, each over
+// a run of the block's columns (a quarter of the chain each), which store their partial
+// sums (each summed as the update sums: from 0, in the solve order, zeros skipped) into
+// `pend` instead of updating t: texel T's are at T*SPLIT + q for texels [pend_lo,
+// pend_hi) (none elsewhere). Whoever reads T next adds them to t: the next block's
+// inverse product (or substitution) for its own texels, the next update (its first
+// fragment of T, which stores the sum into t) for the others. Every texel a step's
+// update covers is covered by the next step's or is the next block's own, so nothing is
+// left pending at the end.
+uniform sampler2D pend;
+uniform int pend_width;
+uniform int pend_lo;
+uniform int pend_hi;
+
+// The partial sums pending for texel T (0 outside [pend_lo, pend_hi)), added in order.
+vec4 pending(int T) {
+    vec4 sum = vec4(0.0);
+    if (T >= pend_lo && T < pend_hi) {
+        for (int q = 0; q < SPLIT; ++q) {
+            int i = T * SPLIT + q;
+            sum += texelFetch(pend, ivec2(i % pend_width, i / pend_width), 0);
+        }
+    }
+    return sum;
+}
+#endif
+
+// Texel T of the right-hand side as the solve has it now: t's, plus what is pending.
+vec4 rhs_texel(int T) {
+    vec4 v = texelFetch(t, ivec2(T % t_width, T / t_width), 0);
+#ifdef SPLIT
+    v += pending(T);
+#endif
+    return v;
+}
+
 // A(4R..4R+3, j), with `stored` saying which lanes are elements of A's stored part.
 vec4 a_col(int R, int j, out bvec4 stored) {
     ivec4 i4 = ivec4(4 * R) + ivec4(0, 1, 2, 3);
@@ -186,7 +223,7 @@ void main() {
 // each other), no storage formulas for full storage, and only the texels the step walks
 // fetched and updated, under a branch a texel (on the H100 a block took 0.3 ms with
 // per-texel formulas, 0.14 ms so; fetching all sixteen texels without branches, 0.18).
-#define LOAD(r) acc[r] = 4 * (r) >= nb ? vec4(0.0) : (unit_rhs ? ((r) == (c >> 2) ? with_lane(vec4(0.0), c & 3, 1.0) : vec4(0.0)) : texelFetch(t, ivec2((r0 + (r)) % t_width, (r0 + (r)) / t_width), 0)); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
+#define LOAD(r) acc[r] = 4 * (r) >= nb ? vec4(0.0) : (unit_rhs ? ((r) == (c >> 2) ? with_lane(vec4(0.0), c & 3, 1.0) : vec4(0.0)) : rhs_texel(r0 + (r))); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
 #define WALK(r) (4 * (r) < nb && (r) >= wlo && (r) <= whi && (up ? (r) >= pr : (r) <= pr))
 #if VEC4
 #define FETCH(r) if (WALK(r)) { col[r] = texelFetch(a, pos, 0); st[r] = live[r]; } pos.x += 1; if (pos.x == a_width) { pos = ivec2(0, pos.y + 1); }
@@ -361,7 +398,7 @@ uniform sampler2D inv;
 // f of columns 4g..4g+3 (clamped to the block).
 void apply_fetch(int g, int f, int b, int r0, out vec4 tv, out vec4 i0, out vec4 i1,
                  out vec4 i2, out vec4 i3) {
-    tv = texelFetch(t, ivec2((r0 + g) % t_width, (r0 + g) / t_width), 0);
+    tv = rhs_texel(r0 + g);
     int c0 = 4 * g;
     i0 = texelFetch(inv, ivec2(c0 * NB4 + f, b), 0);
     i1 = texelFetch(inv, ivec2(min(c0 + 1, block_nb - 1) * NB4 + f, b), 0);
@@ -429,11 +466,33 @@ layout(binding = 0, rgba32f) writeonly uniform highp image2D t_out;
 #else
 #define EMIT(x) result = x
 #endif
+#ifdef SPLIT
+// With SPLIT, fragment F of the grid works on texel range_lo + F % count (count =
+// range_hi - range_lo), part q = F / count of the block's columns (groups of four in the
+// solve order [q*G/SPLIT, (q+1)*G/SPLIT)), and stores its partial sum into image 1.
+layout(binding = 1, rgba32f) writeonly uniform highp image2D part_out;
+uniform int part_width;
+#endif
 
 void main() {
     int lo = block_lo;
     int nb = block_nb;
-#ifdef IMAGE
+    int groups = (nb + 3) >> 2;
+    int g_begin = 0;
+    int g_end = groups;
+#ifdef SPLIT
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int count = range_hi - range_lo;
+    int F = g.y * grid_w + g.x;
+    if (F >= count * SPLIT) {
+        return;
+    }
+    int q = F / count;
+    int T = range_lo + (F - q * count);
+    g_begin = q * groups / SPLIT;
+    g_end = (q + 1) * groups / SPLIT;
+    ivec2 tpos = ivec2(T % t_width, T / t_width);
+#elif defined(IMAGE)
     ivec2 g = ivec2(gl_FragCoord.xy);
     int T = range_lo + g.y * grid_w + g.x;
     if (T >= range_hi) {
@@ -444,28 +503,41 @@ void main() {
     int T = frag_texel(t_width);
     ivec2 tpos = ivec2(gl_FragCoord.xy);
 #endif
-    vec4 v = texelFetch(t, tpos, 0);
     int r0 = lo >> 2;
     if (T >= r0 && 4 * T < lo + nb) {
         // The block's own unknowns (its lanes past nb are past n: whatever they hold).
+#ifdef SPLIT
+        if (q == 0) {
+            EMIT(texelFetch(s, ivec2(T - r0, 0), 0));
+        }
+#else
         EMIT(texelFetch(s, ivec2(T - r0, 0), 0));
+#endif
         return;
     }
     if (T < upd_lo || T >= upd_hi) {
 #ifndef IMAGE
-        result = v;
+        result = texelFetch(t, tpos, 0);
 #endif
         return;
     }
+#ifdef SPLIT
+    if (q == 0) {
+        // What the step before left pending for this texel goes into t now.
+        EMIT(rhs_texel(T));
+    }
+    vec4 v = vec4(0.0);
+#else
+    vec4 v = texelFetch(t, tpos, 0);
+#endif
     ivec4 lanes = ivec4(0, 1, 2, 3);
     bvec4 live = lessThan(ivec4(4 * T) + lanes, ivec4(n));
-    int groups = (nb + 3) >> 2;
     if (dot_form != 0) {
         // Unknown i = 4T + c less the dot product of column i's rows in the block with s,
         // a texel of the block's rows (and of s) a step, the four columns' fetches
         // together. A lane past n (which may hold anything) reads column n - 1.
         ivec4 cols = min(ivec4(4 * T) + lanes, ivec4(n - 1));
-        for (int r = 0; r < groups; ++r) {
+        for (int r = g_begin; r < g_end; ++r) {
             vec4 sv = texelFetch(s, ivec2(r, 0), 0);
             bvec4 in_block = lessThan(ivec4(4 * r) + lanes, ivec4(nb));
             bvec4 s0;
@@ -488,7 +560,7 @@ void main() {
     } else {
         // Column p of the block times its solved unknown, in the solve order, skipping
         // zeros: four columns (a texel of s) a step, their fetches together.
-        for (int gi = 0; gi < groups; ++gi) {
+        for (int gi = g_begin; gi < g_end; ++gi) {
             int g = forward != 0 ? gi : groups - 1 - gi;
             int p = 4 * g;
             vec4 sv = texelFetch(s, ivec2(g, 0), 0);
@@ -513,7 +585,12 @@ void main() {
             }
         }
     }
+#ifdef SPLIT
+    int i = T * SPLIT + q;
+    imageStore(part_out, ivec2(i % part_width, i / part_width), v);
+#else
     EMIT(v);
+#endif
 }
 
 #endif

@@ -67,26 +67,42 @@ static PASSES: [[Kernel; 2]; 4] = [
 ];
 /// The block steps' passes writing through image stores (`IMAGE`), on GPUs that have
 /// them: `[pass][vec4]` as [`PASSES`] (the inversion pass has its own, [`INVERT_SUBBLOCKS`]).
-/// A solve then never changes the bound framebuffer between its draws.
+/// A solve then never changes the bound framebuffer between its draws. The kernels that
+/// read A element by element (band, packed, other leading dimensions) split each update
+/// over [`STEP_SPLIT`] fragments a texel (`SPLIT`): on the H100 that cut stbsv's band update
+/// from 25 to 11 us a step, while the next block's inverse product, which then adds the
+/// partial sums, grew from 12 to 18 us: a gain there (stbsv 2^16 44.8 -> 37.0 ms), a loss
+/// for full storage read a texel a fetch (15.6 -> 11.9 and 11.4 -> 17.8 us: strsv 4096
+/// 2.05 -> 2.23 ms), which does not split.
 macro_rules! trsv_image_kernel {
-    ($pass:literal, $vec4:literal) => {
+    ($pass:literal, $vec4:literal, $split:literal) => {
         crate::kernel!("level2/trsv.frag")
             .defines(concat!(
                 "#define PASS ",
                 $pass,
                 "\n#define NB 64\n#define VEC4 ",
                 $vec4,
-                "\n#define IMAGE 1"
+                "\n#define IMAGE 1",
+                $split
             ))
             .header(STORAGE_GLSL)
             .image_stores()
     };
 }
 static STEP_IMAGE: [[Kernel; 2]; 4] = [
-    [trsv_image_kernel!(0, 0), trsv_image_kernel!(0, 1)],
-    [trsv_image_kernel!(1, 0), trsv_image_kernel!(1, 1)],
+    [
+        trsv_image_kernel!(0, 0, "\n#define SPLIT 4"),
+        trsv_image_kernel!(0, 1, ""),
+    ],
+    [
+        trsv_image_kernel!(1, 0, "\n#define SPLIT 4"),
+        trsv_image_kernel!(1, 1, ""),
+    ],
     [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
-    [trsv_image_kernel!(3, 0), trsv_image_kernel!(3, 1)],
+    [
+        trsv_image_kernel!(3, 0, "\n#define SPLIT 4"),
+        trsv_image_kernel!(3, 1, ""),
+    ],
 ];
 /// Unknowns of the diagonal sub-blocks the image-store inversion solves by substitution
 /// (`SUB` in [`INVERT_SUB`]'s defines); [`COMBINE`] builds the blocks of twice, four times
@@ -201,20 +217,27 @@ pub(crate) fn update_texels(
 /// Fragments a row of the in-place update's grid (see [`step_grid`]).
 const STEP_GRID_WIDTH: usize = 64;
 
+/// Parts the in-place update of the element-by-element kernels splits a block's columns
+/// into (`SPLIT` in [`STEP_IMAGE`]'s defines): as many fragments a texel, each a quarter of
+/// the chain, whose partial sums the next step adds (see `glsl/level2/trsv.frag`).
+pub(crate) const STEP_SPLIT: usize = 4;
+
 /// The in-place form of a block's update (`IMAGE`): the texels `[lo, hi)` of the
 /// right-hand side it covers (the block's own and `update`, the ones its columns reach,
-/// which border them) and its grid, `(width, rows)` fragments of at most
-/// [`STEP_GRID_WIDTH`] a row, fragment `(x, y)` on texel `lo + y*width + x`.
+/// which border them) and its grid of `split` fragments a texel, `(width, rows)`
+/// fragments of at most [`STEP_GRID_WIDTH`] a row, fragment `(x, y)` on texel `lo + F %
+/// (hi - lo)`, part `F / (hi - lo)` (`F = y*width + x`).
 pub(crate) fn step_grid(
     (lo, nb): (usize, usize),
     (upd_lo, upd_hi): (usize, usize),
+    split: usize,
 ) -> ((usize, usize), (usize, usize)) {
     let (mut from, mut to) = (lo / 4, (lo + nb).div_ceil(4));
     if upd_lo < upd_hi {
         from = from.min(upd_lo);
         to = to.max(upd_hi);
     }
-    let count = to - from;
+    let count = (to - from) * split;
     let width = count.min(STEP_GRID_WIDTH);
     ((from, to), (width, count.div_ceil(width)))
 }
@@ -374,11 +397,33 @@ impl MvCall {
         let solve = inner.program(&passes[if inverse { APPLY } else { SOLVE }][k])?;
         let step = inner.program(&passes[UPDATE][k])?;
         let s = inner.take_surface((SOLVE_BLOCK / 4) as u32, 1)?;
-        for (lo, nb) in solve_blocks(n, forward) {
+        // The in-place steps' partial sums, two sets: the step's own and the step before's.
+        let split = if image && !vec4 { STEP_SPLIT } else { 1 };
+        let pl = inner.layout(l.data_texels() * split * 4)?;
+        let pend = if split > 1 {
+            vec![
+                inner.take_surface(pl.width, pl.height)?,
+                inner.take_surface(pl.width, pl.height)?,
+            ]
+        } else {
+            Vec::new()
+        };
+        // Texels with partial sums pending from the step before (none at first).
+        let mut pending = (0usize, 0usize);
+        for (step_no, (lo, nb)) in solve_blocks(n, forward).into_iter().enumerate() {
+            let set_pending = |gl: &crate::gl::Gl, p: &crate::gl::Program| {
+                if split > 1 {
+                    gl.set_texture(p, "pend", 3, &pend[(step_no + 1) % 2]);
+                    gl.set_i32(p, "pend_width", pl.width as i32);
+                    gl.set_i32(p, "pend_lo", pending.0 as i32);
+                    gl.set_i32(p, "pend_hi", pending.1 as i32);
+                }
+            };
             let gl = bind(&solve, &t, (lo, nb))?;
             if let Some(inv) = &inv {
                 gl.set_texture(&solve, "inv", 2, inv);
             }
+            set_pending(gl, &solve);
             let texels = (nb as u32).div_ceil(4);
             if image {
                 gl.draw_image_stores(&[&s], texels, 1);
@@ -400,12 +445,23 @@ impl MvCall {
                 gl.draw(&[&next], l.width, l.height);
                 inner.give_surface(t.replace_surface(next));
             } else {
-                let ((from, to), (w, h)) = step_grid((lo, nb), upd);
+                let ((from, to), (w, h)) = step_grid((lo, nb), upd, split);
                 gl.set_i32(&step, "range_lo", from as i32);
                 gl.set_i32(&step, "range_hi", to as i32);
                 gl.set_i32(&step, "grid_w", w as i32);
-                gl.draw_image_stores(&[t.surface()], w as u32, h as u32);
+                if split > 1 {
+                    set_pending(gl, &step);
+                    gl.set_i32(&step, "part_width", pl.width as i32);
+                    let part = &pend[step_no % 2];
+                    gl.draw_image_stores(&[t.surface(), part], w as u32, h as u32);
+                } else {
+                    gl.draw_image_stores(&[t.surface()], w as u32, h as u32);
+                }
+                pending = upd;
             }
+        }
+        for p in pend {
+            inner.give_surface(p);
         }
         if let Some(inv) = inv {
             inner.give_surface(inv);
@@ -575,7 +631,7 @@ mod tests {
                 for reach in [1usize, 5, 64, 100, n] {
                     for (lo, nb) in solve_blocks(n, forward) {
                         let upd = update_texels((lo, nb), forward, reach, n);
-                        let ((from, to), (w, h)) = step_grid((lo, nb), upd);
+                        let ((from, to), (w, h)) = step_grid((lo, nb), upd, STEP_SPLIT);
                         // Every texel of the block and of its update, nothing else.
                         let mut want: Vec<usize> = (lo / 4..(lo + nb).div_ceil(4)).collect();
                         want.extend(upd.0..upd.1);
@@ -583,9 +639,22 @@ mod tests {
                         want.dedup();
                         let got: Vec<usize> = (from..to).collect();
                         assert_eq!(got, want, "n={n} forward={forward} reach={reach} lo={lo}");
-                        // The grid covers the range, with less than a row to spare.
+                        // The grid covers the range's parts, with less than a row to spare.
+                        let parts = (to - from) * STEP_SPLIT;
                         assert!((1..=STEP_GRID_WIDTH).contains(&w));
-                        assert!(w * h >= to - from && w * (h - 1) < to - from);
+                        assert!(w * h >= parts && w * (h - 1) < parts);
+                        // Every texel the update reaches is reached again by the next
+                        // step's update or is the next block's own (nothing is left
+                        // pending).
+                        let blocks = solve_blocks(n, forward);
+                        let i = blocks.iter().position(|b| *b == (lo, nb)).unwrap();
+                        if let Some(&(nlo, nnb)) = blocks.get(i + 1) {
+                            let next = update_texels((nlo, nnb), forward, reach, n);
+                            for tx in upd.0..upd.1 {
+                                let own = tx >= nlo / 4 && tx < (nlo + nnb).div_ceil(4);
+                                assert!(own || (next.0..next.1).contains(&tx));
+                            }
+                        }
                     }
                 }
             }
@@ -595,6 +664,14 @@ mod tests {
                 assert!(v.defines.contains(&format!("#define NB {SOLVE_BLOCK}\n")));
             }
         }
+        for pass in [UPDATE, SOLVE, APPLY] {
+            let [elementwise, vec4] = &STEP_IMAGE[pass];
+            assert!(elementwise
+                .defines
+                .ends_with(&format!("#define SPLIT {STEP_SPLIT}")));
+            assert!(!vec4.defines.contains("SPLIT"));
+        }
+        assert_eq!(step_grid((64, 64), (32, 40), 1), ((16, 40), (24, 1)));
     }
 
     #[test]
