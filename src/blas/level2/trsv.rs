@@ -65,6 +65,22 @@ static PASSES: [[Kernel; 2]; 4] = [
     [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
     [trsv_kernel!(3, 0), trsv_kernel!(3, 1)],
 ];
+/// A kernel of `glsl/level2/trsv.frag` that writes through image stores (GPUs that have
+/// them), with `more` defines after PASS, NB and VEC4.
+macro_rules! trsv_image_kernel {
+    ($pass:literal, $vec4:literal, $more:literal) => {
+        crate::kernel!("level2/trsv.frag")
+            .defines(concat!(
+                "#define PASS ",
+                $pass,
+                "\n#define NB 64\n#define VEC4 ",
+                $vec4,
+                $more
+            ))
+            .header(STORAGE_GLSL)
+            .image_stores()
+    };
+}
 /// The block steps' passes writing through image stores (`IMAGE`), on GPUs that have
 /// them: `[pass][vec4]` as [`PASSES`] (the inversion pass has its own, [`INVERT_SUBBLOCKS`]).
 /// A solve then never changes the bound framebuffer between its draws. The kernels that
@@ -74,34 +90,19 @@ static PASSES: [[Kernel; 2]; 4] = [
 /// partial sums, grew from 12 to 18 us: a gain there (stbsv 2^16 44.8 -> 37.0 ms), a loss
 /// for full storage read a texel a fetch (15.6 -> 11.9 and 11.4 -> 17.8 us: strsv 4096
 /// 2.05 -> 2.23 ms), which does not split.
-macro_rules! trsv_image_kernel {
-    ($pass:literal, $vec4:literal, $split:literal) => {
-        crate::kernel!("level2/trsv.frag")
-            .defines(concat!(
-                "#define PASS ",
-                $pass,
-                "\n#define NB 64\n#define VEC4 ",
-                $vec4,
-                "\n#define IMAGE 1",
-                $split
-            ))
-            .header(STORAGE_GLSL)
-            .image_stores()
-    };
-}
 static STEP_IMAGE: [[Kernel; 2]; 4] = [
     [
-        trsv_image_kernel!(0, 0, "\n#define SPLIT 4"),
-        trsv_image_kernel!(0, 1, ""),
+        trsv_image_kernel!(0, 0, "\n#define IMAGE 1\n#define SPLIT 4"),
+        trsv_image_kernel!(0, 1, "\n#define IMAGE 1"),
     ],
     [
-        trsv_image_kernel!(1, 0, "\n#define SPLIT 4"),
-        trsv_image_kernel!(1, 1, ""),
+        trsv_image_kernel!(1, 0, "\n#define IMAGE 1\n#define SPLIT 4"),
+        trsv_image_kernel!(1, 1, "\n#define IMAGE 1"),
     ],
     [trsv_kernel!(2, 0), trsv_kernel!(2, 1)],
     [
-        trsv_image_kernel!(3, 0, "\n#define SPLIT 4"),
-        trsv_image_kernel!(3, 1, ""),
+        trsv_image_kernel!(3, 0, "\n#define IMAGE 1\n#define SPLIT 4"),
+        trsv_image_kernel!(3, 1, "\n#define IMAGE 1"),
     ],
 ];
 /// Unknowns of the diagonal sub-blocks the image-store inversion solves by substitution
@@ -112,38 +113,20 @@ pub(crate) const INVERT_SUB: usize = 16;
 /// The inversion pass on GPUs with image stores by sub-blocks of [`INVERT_SUB`] unknowns:
 /// one fragment a column, a chain of 16 steps instead of 64 (`[vec4]`).
 static INVERT_SUBBLOCKS: [Kernel; 2] = [
-    crate::kernel!("level2/trsv.frag")
-        .defines("#define PASS 2\n#define NB 64\n#define VEC4 0\n#define WHOLE 1\n#define SUB 16")
-        .header(STORAGE_GLSL)
-        .image_stores(),
-    crate::kernel!("level2/trsv.frag")
-        .defines("#define PASS 2\n#define NB 64\n#define VEC4 1\n#define WHOLE 1\n#define SUB 16")
-        .header(STORAGE_GLSL)
-        .image_stores(),
+    trsv_image_kernel!(2, 0, "\n#define WHOLE 1\n#define SUB 16"),
+    trsv_image_kernel!(2, 1, "\n#define WHOLE 1\n#define SUB 16"),
 ];
 
 /// The two products that join two halves' inverses into their whole's (`trsv.frag` PASS
 /// 4): `[part - 1][vec4]`, part 1 `E = C K`, part 2 `D = -R E`.
 static COMBINE: [[Kernel; 2]; 2] = [
     [
-        crate::kernel!("level2/trsv.frag")
-            .defines("#define PASS 4\n#define NB 64\n#define VEC4 0\n#define PART 1")
-            .header(STORAGE_GLSL)
-            .image_stores(),
-        crate::kernel!("level2/trsv.frag")
-            .defines("#define PASS 4\n#define NB 64\n#define VEC4 1\n#define PART 1")
-            .header(STORAGE_GLSL)
-            .image_stores(),
+        trsv_image_kernel!(4, 0, "\n#define PART 1"),
+        trsv_image_kernel!(4, 1, "\n#define PART 1"),
     ],
     [
-        crate::kernel!("level2/trsv.frag")
-            .defines("#define PASS 4\n#define NB 64\n#define VEC4 0\n#define PART 2")
-            .header(STORAGE_GLSL)
-            .image_stores(),
-        crate::kernel!("level2/trsv.frag")
-            .defines("#define PASS 4\n#define NB 64\n#define VEC4 1\n#define PART 2")
-            .header(STORAGE_GLSL)
-            .image_stores(),
+        trsv_image_kernel!(4, 0, "\n#define PART 2"),
+        trsv_image_kernel!(4, 1, "\n#define PART 2"),
     ],
 ];
 
