@@ -6,7 +6,7 @@
 // NaN or Inf of x does not reach it); lanes past rows (the gap up to lda) and, for kinds 1
 // and 2, outside the stored triangle keep their bits.
 //
-// With IMAGE fragment f (row-major in a grid grid_width wide) updates the PER texels
+// With IMAGE fragment f (row-major in a grid grid_width wide) updates the `per` texels
 // r = f % per_col + k*per_col of column f / per_col in place through image stores; rendered, a fragment writes one texel of a new texture (every
 // texel of A's, the ones outside the matrix copied).
 uniform sampler2D a;
@@ -85,12 +85,13 @@ void row_texels(int j, out int lo, out int hi) {
 #if IMAGE
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
-uniform int per_col;     // fragments per column: ceil(ceil(rows / 4) / PER)
+uniform int per;         // texels of a column per fragment
+uniform int per_col;     // fragments per column: ceil(ceil(rows / 4) / per)
 uniform int grid_width;
 
 void main() {
-    // Fragment q of column j updates texels r = q + k*per_col, k < PER: at each step
-    // neighbouring fragments touch neighbouring texels (stores coalesce; runs of PER
+    // Fragment q of column j updates texels r = q + k*per_col, k < per: at each step
+    // neighbouring fragments touch neighbouring texels (stores coalesce; runs of `per`
     // texels a fragment measured 9% of the read ceiling on the H100).
     int f = frag_texel(grid_width);
     int j = f / per_col;
@@ -103,33 +104,32 @@ void main() {
     row_texels(j, lo, hi);
     float xj;
     float yj;
-    if (q + (PER - 1) * per_col < lo || q >= hi || !column_factors(j, xj, yj)) {
+    if (q + (per - 1) * per_col < lo || q >= hi || !column_factors(j, xj, yj)) {
         return;
     }
-    // Positions step by per_col texels without division (two divisions per texel took as
-    // long as the memory traffic); x (and y) are read whole texels when their increment
-    // is 1, which is when the positions apply.
+    // Only the steps k whose texel r = q + k*per_col lies in [lo, hi) run (a triangle's
+    // column starts or ends part of the way down): [k0, k1). Positions step by per_col
+    // texels without division (two divisions per texel took as long as the memory
+    // traffic); x (and y) are read whole texels when their increment is 1, which is when
+    // the positions apply.
+    int k0 = lo > q ? (lo - q + per_col - 1) / per_col : 0;
+    int k1 = min(per, (hi - q + per_col - 1) / per_col);
+    int r = q + k0 * per_col;
     int ld4 = lda >> 2;
-    int t = q + j * ld4;
-    ivec2 c = texel_pos(t, a_width);
+    ivec2 c = texel_pos(r + j * ld4, a_width);
     ivec2 step_a = texel_pos(per_col, a_width);
-    ivec2 xc = texel_pos(q, x_width);
+    ivec2 xc = texel_pos(r, x_width);
     ivec2 step_x = texel_pos(per_col, x_width);
-    ivec2 yc = texel_pos(q, y_width);
+    ivec2 yc = texel_pos(r, y_width);
     ivec2 step_y = texel_pos(per_col, y_width);
     bool unit_x = incx == 1;
     bool unit_y = incy == 1;
-    for (int k = 0; k < PER; ++k) {
-        int r = q + k * per_col;
-        if (r >= hi) {
-            break;
-        }
-        if (r >= lo) {
-            vec4 xv = unit_x ? texelFetch(x, xc, 0) : load_logical(x, x_width, incx, rows, r);
-            vec4 yv = kind != 2 ? vec4(0.0)
-                    : unit_y ? texelFetch(y, yc, 0) : load_logical(y, y_width, incy, rows, r);
-            imageStore(a_out, c, updated(texelFetch(a, c, 0), r, j, xv, yv, xj, yj));
-        }
+    for (int k = k0; k < k1; ++k) {
+        vec4 xv = unit_x ? texelFetch(x, xc, 0) : load_logical(x, x_width, incx, rows, r);
+        vec4 yv = kind != 2 ? vec4(0.0)
+                : unit_y ? texelFetch(y, yc, 0) : load_logical(y, y_width, incy, rows, r);
+        imageStore(a_out, c, updated(texelFetch(a, c, 0), r, j, xv, yv, xj, yj));
+        r += per_col;
         c = advance(c, step_a, a_width);
         xc = advance(xc, step_x, x_width);
         yc = advance(yc, step_y, y_width);

@@ -23,8 +23,27 @@ use crate::error::Result;
 /// A's texture.
 const RANK_GRID_MAX_COLUMNS: usize = 32;
 
-/// Texels each fragment of the in-place kernel updates (`PER` in its defines).
+/// Texels each fragment of the in-place element-by-element kernel updates (`PER` in its
+/// defines).
 const IMAGE_TEXELS_PER_FRAGMENT: u32 = 8;
+
+/// Fragments of the in-place vec4 kernel a column aims at (see [`vec4_texels_per_fragment`]).
+const VEC4_FRAGMENTS_PER_COLUMN: usize = 16;
+
+/// The fewest texels of a column a fragment of the in-place vec4 kernel updates.
+const VEC4_MIN_TEXELS_PER_FRAGMENT: usize = 8;
+
+/// Texels of one column each fragment of the in-place vec4 kernel updates (`per` in the
+/// kernel), for columns of `col_texels` texels: about [`VEC4_FRAGMENTS_PER_COLUMN`]
+/// fragments a column, at least [`VEC4_MIN_TEXELS_PER_FRAGMENT`] texels each. Long runs
+/// amortise what each fragment pays before its first store (its position, the column's
+/// factor, a dependent fetch); on the H100 (session 17) sger 4096 ran at 48, 58, 61 and 63%
+/// of the read ceiling with 8, 16, 32 and 64 texels a fragment, ssyr 29, 40, 48 and 51%.
+pub(crate) fn vec4_texels_per_fragment(col_texels: usize) -> usize {
+    col_texels
+        .div_ceil(VEC4_FRAGMENTS_PER_COLUMN)
+        .max(VEC4_MIN_TEXELS_PER_FRAGMENT)
+}
 
 /// Rendered: one texel of A per fragment.
 static RANK: Kernel = crate::kernel!("level2/rank.frag").defines("#define IMAGE 0");
@@ -35,10 +54,10 @@ static RANK_IMAGE: Kernel = crate::kernel!("level2/rank.frag")
 
 /// Full storage with `lda % 4 == 0`, rendered: one vec4 texel of A per fragment.
 static RANK_VEC4: Kernel = crate::kernel!("level2/rank_vec4.frag").defines("#define IMAGE 0");
-/// Full storage with `lda % 4 == 0`, in place: [`IMAGE_TEXELS_PER_FRAGMENT`] texels of one
+/// Full storage with `lda % 4 == 0`, in place: [`vec4_texels_per_fragment`] texels of one
 /// column per fragment.
 static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define PER 8")
+    .defines("#define IMAGE 1")
     .image_stores();
 
 /// The kernels of this file.
@@ -247,7 +266,9 @@ impl RankCall {
                 // warp lie in a few neighbouring rows of the grid; with rows of as many
                 // columns as lie between two that start at the same place of A's texture
                 // rows, those grid rows update neighbouring rows of the texture.
-                let per_col = (self.a.rows.div_ceil(4) as u32).div_ceil(IMAGE_TEXELS_PER_FRAGMENT);
+                let col_texels = self.a.rows.div_ceil(4);
+                let per = vec4_texels_per_fragment(col_texels);
+                let per_col = col_texels.div_ceil(per) as u32;
                 let total = per_col as usize * self.a.cols;
                 let columns = aligned_columns(l.width as usize, lda / 4);
                 let max = inner.info_max_texture() as usize;
@@ -259,6 +280,7 @@ impl RankCall {
                     } else {
                         crate::layout::texel_rect(total, l.width)
                     };
+                gl.set_i32(&prog, "per", per as i32);
                 gl.set_i32(&prog, "per_col", per_col as i32);
                 gl.set_i32(&prog, "grid_width", gw as i32);
                 gl.draw_image_stores(&[a.surface()], gw, gh);
@@ -437,6 +459,36 @@ impl Context {
 mod tests {
     use super::*;
     use crate::error::Error;
+
+    #[test]
+    fn in_place_fragments_cover_each_column_once() {
+        // Fragment q of a column updates texels q + k*per_col, k < per: every texel of the
+        // column exactly once, and no fragment starts past the column.
+        for col in [
+            1usize, 2, 7, 8, 9, 100, 128, 129, 256, 258, 1024, 4096, 4097,
+        ] {
+            let per = vec4_texels_per_fragment(col);
+            let per_col = col.div_ceil(per);
+            let mut seen = vec![0u8; col];
+            for q in 0..per_col {
+                for k in 0..per {
+                    if q + k * per_col < col {
+                        seen[q + k * per_col] += 1;
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "column of {col} texels");
+            assert!(per >= VEC4_MIN_TEXELS_PER_FRAGMENT);
+            assert!(
+                per_col <= VEC4_FRAGMENTS_PER_COLUMN,
+                "{col}: {per_col} fragments"
+            );
+        }
+        // The H100's best (session 17): 64 texels a fragment for columns of 1024.
+        assert_eq!(vec4_texels_per_fragment(1024), 64);
+        assert_eq!(vec4_texels_per_fragment(256), 16);
+        assert_eq!(vec4_texels_per_fragment(10), 8);
+    }
 
     fn pos(r: Result<RankCall>) -> (&'static str, u32) {
         match r.unwrap_err() {
