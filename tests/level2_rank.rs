@@ -293,43 +293,96 @@ fn packed_updates_with_unit_increments_match_blas() {
 #[test]
 fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
     // sger: y_j == 0 leaves column j alone even if x holds NaN and Inf; alpha == 0 reads
-    // nothing at all.
-    // With lda = 4 whole texels are updated.
+    // nothing at all. With lda = 4 whole texels are updated (in place on the second path,
+    // several columns a fragment).
     let ctx = ctx();
     let x = [1.0f32, f32::NAN, f32::INFINITY];
     let y = [0.0f32, 2.0];
     let a0 = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
-    for lda in [3usize, 4] {
-        let mut want = a0;
-        cpu2::sger(
-            Layout::ColMajor,
-            3,
-            2,
-            1.0,
-            &x,
-            1,
-            &y,
-            1,
-            &mut want,
-            lda as i32,
-        );
-        let mut got = a0;
-        cblas::sger(
-            &ctx,
-            Layout::ColMajor,
-            3,
-            2,
-            1.0,
-            &x,
-            1,
-            &y,
-            1,
-            &mut got,
-            lda as i32,
-        )
-        .unwrap();
-        assert_eq!(&got[..lda], &a0[..lda]);
-        assert_same_slices("sger", &got, &want);
+    for ctx in both_paths() {
+        for lda in [3usize, 4] {
+            let mut want = a0;
+            cpu2::sger(
+                Layout::ColMajor,
+                3,
+                2,
+                1.0,
+                &x,
+                1,
+                &y,
+                1,
+                &mut want,
+                lda as i32,
+            );
+            let mut got = a0;
+            cblas::sger(
+                &ctx,
+                Layout::ColMajor,
+                3,
+                2,
+                1.0,
+                &x,
+                1,
+                &y,
+                1,
+                &mut got,
+                lda as i32,
+            )
+            .unwrap();
+            assert_eq!(&got[..lda], &a0[..lda]);
+            assert_same_slices("sger", &got, &want);
+        }
+    }
+    // ssyr and ssyr2: columns whose factors are all 0 (columns 2 and 5, beside columns with
+    // NaN and Inf factors in the same group of four) keep their bits, whatever x and y hold
+    // in their rows; lda = 8 (whole texels).
+    let (n, lda) = (7usize, 8usize);
+    let x = [1.0f32, f32::NAN, 0.0, 2.0, f32::INFINITY, 0.0, -1.5];
+    let y = [0.5f32, 1.0, 0.0, f32::NAN, 3.0, 0.0, 2.0];
+    let a1: Vec<f32> = (0..lda * n).map(|i| i as f32 * 0.25 - 3.0).collect();
+    for ctx in both_paths() {
+        for uplo in UPLOS {
+            for two in [false, true] {
+                let (mut want, mut got) = (a1.clone(), a1.clone());
+                let (ni, ldi) = (n as i32, lda as i32);
+                if two {
+                    cpu2::ssyr2(
+                        Layout::ColMajor,
+                        uplo,
+                        ni,
+                        0.5,
+                        &x,
+                        1,
+                        &y,
+                        1,
+                        &mut want,
+                        ldi,
+                    );
+                    cblas::ssyr2(
+                        &ctx,
+                        Layout::ColMajor,
+                        uplo,
+                        ni,
+                        0.5,
+                        &x,
+                        1,
+                        &y,
+                        1,
+                        &mut got,
+                        ldi,
+                    )
+                    .unwrap();
+                } else {
+                    cpu2::ssyr(Layout::ColMajor, uplo, ni, 0.5, &x, 1, &mut want, ldi);
+                    cblas::ssyr(&ctx, Layout::ColMajor, uplo, ni, 0.5, &x, 1, &mut got, ldi)
+                        .unwrap();
+                }
+                for j in [2, 5] {
+                    assert_eq!(&got[j * lda..(j + 1) * lda], &a1[j * lda..(j + 1) * lda]);
+                }
+                assert_same_slices(if two { "ssyr2" } else { "ssyr" }, &got, &want);
+            }
+        }
     }
     let mut untouched = a0;
     cblas::sger(
