@@ -88,6 +88,15 @@ layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
 uniform int per;         // texels of a column per fragment
 uniform int per_col;     // fragments per column: ceil(ceil(rows / 4) / per)
 uniform int grid_width;
+// per_col texels further on in A's, x's and y's textures, as (% width, / width).
+uniform ivec2 step_a;
+uniform ivec2 step_x;
+uniform ivec2 step_y;
+
+// Texel t of a vector `w` texels wide: no division while t lies in the first row.
+ivec2 vector_pos(int t, int w) {
+    return t < w ? ivec2(t, 0) : texel_pos(t, w);
+}
 
 void main() {
     // Fragment q of column j updates texels r = q + k*per_col, k < per: at each step
@@ -112,16 +121,15 @@ void main() {
     // texels without division (two divisions per texel took as long as the memory
     // traffic); x (and y) are read whole texels when their increment is 1, which is when
     // the positions apply.
+    // (A division only where the run starts or ends inside the column: each costs the
+    // fragment about as much as several of its texels.)
     int k0 = lo > q ? (lo - q + per_col - 1) / per_col : 0;
-    int k1 = min(per, (hi - q + per_col - 1) / per_col);
+    int k1 = q + (per - 1) * per_col < hi ? per : (hi - q + per_col - 1) / per_col;
     int r = q + k0 * per_col;
     int ld4 = lda >> 2;
     ivec2 c = texel_pos(r + j * ld4, a_width);
-    ivec2 step_a = texel_pos(per_col, a_width);
-    ivec2 xc = texel_pos(r, x_width);
-    ivec2 step_x = texel_pos(per_col, x_width);
-    ivec2 yc = texel_pos(r, y_width);
-    ivec2 step_y = texel_pos(per_col, y_width);
+    ivec2 xc = vector_pos(r, x_width);
+    ivec2 yc = vector_pos(r, y_width);
     bool unit_x = incx == 1;
     bool unit_y = incy == 1;
     for (int k = k0; k < k1; ++k) {

@@ -280,6 +280,18 @@ impl RankCall {
                     } else {
                         crate::layout::texel_rect(total, l.width)
                     };
+                let step = |w: u32| {
+                    let (p, w) = (per_col as i32, w.max(1) as i32);
+                    (p % w, p / w)
+                };
+                for (name, w) in [
+                    ("step_a", l.width),
+                    ("step_x", x.layout().width),
+                    ("step_y", y.layout().width),
+                ] {
+                    let (sx, sy) = step(w);
+                    gl.set_ivec2(&prog, name, [sx, sy]);
+                }
                 gl.set_i32(&prog, "per", per as i32);
                 gl.set_i32(&prog, "per_col", per_col as i32);
                 gl.set_i32(&prog, "grid_width", gw as i32);
