@@ -333,9 +333,9 @@ fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
             assert_same_slices("sger", &got, &want);
         }
     }
-    // ssyr and ssyr2: columns whose factors are all 0 (columns 2 and 5, beside columns with
-    // NaN and Inf factors in the same group of four) keep their bits, whatever x and y hold
-    // in their rows; lda = 8 (whole texels).
+    // ssyr and ssyr2: columns whose factors are all 0 (columns 2 and 5, next to columns with
+    // NaN and Inf factors) keep their bits, whatever x and y hold in their rows; lda = 8
+    // (whole texels).
     let (n, lda) = (7usize, 8usize);
     let x = [1.0f32, f32::NAN, 0.0, 2.0, f32::INFINITY, 0.0, -1.5];
     let y = [0.5f32, 1.0, 0.0, f32::NAN, 3.0, 0.0, 2.0];
