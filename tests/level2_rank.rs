@@ -293,8 +293,7 @@ fn packed_updates_with_unit_increments_match_blas() {
 #[test]
 fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
     // sger: y_j == 0 leaves column j alone even if x holds NaN and Inf; alpha == 0 reads
-    // nothing at all. With lda = 4 whole texels are updated (in place on the second path,
-    // several columns a fragment).
+    // nothing at all. With lda = 4 whole texels are updated (in place on the second path).
     let ctx = ctx();
     let x = [1.0f32, f32::NAN, f32::INFINITY];
     let y = [0.0f32, 2.0];

@@ -117,12 +117,11 @@ void main() {
         return;
     }
     // Only the steps k whose texel r = q + k*per_col lies in [lo, hi) run (a triangle's
-    // column starts or ends part of the way down): [k0, k1). Positions step by per_col
-    // texels without division (two divisions per texel took as long as the memory
-    // traffic); x (and y) are read whole texels when their increment is 1, which is when
+    // column starts or ends part of the way down): [k0, k1), each bound divided out only
+    // where the run starts or ends inside the column (a division costs the fragment about
+    // as much as several of its texels). Positions step by per_col texels without
+    // division; x (and y) are read whole texels when their increment is 1, which is when
     // the positions apply.
-    // (A division only where the run starts or ends inside the column: each costs the
-    // fragment about as much as several of its texels.)
     int k0 = lo > q ? (lo - q + per_col - 1) / per_col : 0;
     int k1 = q + (per - 1) * per_col < hi ? per : (hi - q + per_col - 1) / per_col;
     int r = q + k0 * per_col;

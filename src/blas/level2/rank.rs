@@ -280,17 +280,13 @@ impl RankCall {
                     } else {
                         crate::layout::texel_rect(total, l.width)
                     };
-                let step = |w: u32| {
-                    let (p, w) = (per_col as i32, w.max(1) as i32);
-                    (p % w, p / w)
-                };
-                for (name, w) in [
-                    ("step_a", l.width),
-                    ("step_x", x.layout().width),
-                    ("step_y", y.layout().width),
+                for (name, layout) in [
+                    ("step_a", l),
+                    ("step_x", x.layout()),
+                    ("step_y", y.layout()),
                 ] {
-                    let (sx, sy) = step(w);
-                    gl.set_ivec2(&prog, name, [sx, sy]);
+                    let (sx, sy) = layout.coord(per_col as usize);
+                    gl.set_ivec2(&prog, name, [sx as i32, sy as i32]);
                 }
                 gl.set_i32(&prog, "per", per as i32);
                 gl.set_i32(&prog, "per_col", per_col as i32);
