@@ -1,7 +1,7 @@
 // sgemm merge pass for the strip kernel: writes alpha*P + beta*C into C's texture, where
 // element (i, j) of the product is component j % 4 of target i % 8 at the texel of fragment
-// f = j / 4 = 4q + r of strip i / 8: (2*(q % (band_width/2)) + r%2,
-// BAND*(i/8) + 2*(q / (band_width/2)) + r/2). Elements outside the m x n window
+// f = j / 4 = 4q + r of strip i / 8: (2*(q / (BAND/2)) + r%2,
+// BAND*(i/8) + 2*(q % (BAND/2)) + r/2). Elements outside the m x n window
 // pass through; with beta == 0 the old C is not used. BAND is defined before this file.
 uniform sampler2D p0;
 uniform sampler2D p1;
@@ -13,7 +13,6 @@ uniform sampler2D p6;
 uniform sampler2D p7;
 uniform sampler2D c;
 uniform int c_width;
-uniform int band_width;
 uniform float alpha;
 uniform float beta;
 
@@ -22,9 +21,7 @@ layout(location = 0) out vec4 result;
 float product(int i, int j) {
     int f = j >> 2;  // the strip's fragment that computed column j: f = 4q + r
     int q = f >> 2;
-    int half_width = band_width >> 1;
-    int qy = q / half_width;
-    ivec2 t = ivec2(2 * (q - qy * half_width) + (f & 1), BAND * (i >> 3) + 2 * qy + ((f >> 1) & 1));
+    ivec2 t = ivec2(2 * (q / (BAND / 2)) + (f & 1), BAND * (i >> 3) + 2 * (q % (BAND / 2)) + ((f >> 1) & 1));
     int r = i & 7;
     vec4 v;
     if (r == 0) v = texelFetch(p0, t, 0);

@@ -5,7 +5,8 @@
 // instead of one a texel of C, and no copy of C: C's leading dimension and offset are
 // multiples of 4 (checked by the caller), so a texel of C holds rows of one column only and
 // no two fragments write the same texel. Elements outside the window keep their values;
-// texels with none in it are not written. BAND is defined before this file.
+// texels with none in it are not written, and a tile with none in it (one the strip kernel
+// skipped) is not read. BAND is defined before this file.
 uniform sampler2D p0;
 uniform sampler2D p1;
 uniform sampler2D p2;
@@ -16,7 +17,6 @@ uniform sampler2D p6;
 uniform sampler2D p7;
 uniform sampler2D c;
 uniform int c_width;
-uniform int band_width;
 uniform float alpha;
 uniform float beta;
 
@@ -45,14 +45,12 @@ void main() {
     int f = g.y;
     int i0 = 8 * s;
     int j0 = 4 * f;
-    if (i0 >= m || j0 >= n) {
+    if (i0 >= m || j0 >= n || !block_written(i0, i0 + 7, j0, j0 + 3)) {
         return;
     }
     // The strip kernel's fragment f = 4q + r of strip s (gemm_strip.frag).
     int q = f >> 2;
-    int half_width = band_width >> 1;
-    int qy = q / half_width;
-    ivec2 p = ivec2(2 * (q - qy * half_width) + (f & 1), BAND * s + 2 * qy + ((f >> 1) & 1));
+    ivec2 p = ivec2(2 * (q / (BAND / 2)) + (f & 1), BAND * s + 2 * (q % (BAND / 2)) + ((f >> 1) & 1));
     vec4 pr[8];
     pr[0] = texelFetch(p0, p, 0);
     pr[1] = texelFetch(p1, p, 0);

@@ -2,14 +2,15 @@
 // (ib, jb) computes rows 4ib..4ib+3 of the COLS columns jb*COLS .. jb*COLS+COLS-1 of
 // op(A)*op(B) and writes column r to render target r. Per four steps of k it fetches four
 // vec4 of op(A), shared by all columns, and one vec4 of op(B) per column: 4 + COLS fetches
-// for 16*COLS multiply-adds (the vec4 kernel: 5 fetches for 16). COLS (4 or 8) is a
-// constant defined before this file.
+// for 16*COLS multiply-adds (the vec4 kernel: 5 fetches for 16). A fragment whose block
+// holds no element of the window's triangle (gemm_window.glsl, compiled in before this
+// file; n is its uniform) is discarded. COLS (4 or 8) is a constant defined before this
+// file.
 //   ap: texel (ib, l) = op(A)(4ib..4ib+3, l), l < 4*k4 (zero-padded)
 //   bp: texel (lb, j) = op(B)(4lb..4lb+3, j), j < n
 uniform sampler2D ap;
 uniform sampler2D bp;
 uniform int k4;
-uniform int n;
 
 layout(location = 0) out vec4 o0;
 layout(location = 1) out vec4 o1;
@@ -32,6 +33,9 @@ layout(location = 7) out vec4 o7;
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     int j0 = p.y * COLS;
+    if (!block_written(4 * p.x, 4 * p.x + 3, j0, j0 + COLS - 1)) {
+        discard;
+    }
     int jlast = n - 1;  // columns past n read column n-1; the merge pass ignores them
     vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
 #if COLS == 8

@@ -9,12 +9,14 @@
 //              multiple of 4 values of k)
 //   strip[g]:  a[2*kk + h] = op(A)(8s + 4h .. 8s + 4h + 3, k0 + kk) of the g-th strip drawn
 // Strip s occupies rows BAND*s .. BAND*s + BAND-1 of the targets; fragment j = 4q + r of it
-// sits at (2*(q % (band_width/2)) + r%2, BAND*s + 2*(q / (band_width/2)) + r/2). GROUP, BAND and KC are defined before this file.
+// sits at (2*(q / (BAND/2)) + r%2, BAND*s + 2*(q % (BAND/2)) + r/2). A fragment
+// whose tile holds no element of the window's triangle (gemm_window.glsl, compiled in
+// before this file) skips the k loop and writes zeros, which the merge does not read.
+// GROUP, BAND and KC are defined before this file.
 uniform sampler2D bt;
 uniform int k0;
 uniform int kc;
 uniform int quads;
-uniform int band_width;
 
 layout(std140) uniform AStrip {
     vec4 a[2 * KC];
@@ -63,17 +65,20 @@ void main() {
     int band = p.y / BAND;
     int yb = p.y - band * BAND;
     // The 2x2 quad of fragments at (2qx, 2qy) of a band takes the four column groups
-    // 4q .. 4q+3, q = qy * band_width/2 + qx, whose texels of op(B) form one 2x2 block of bt
-    // for each k: one cache line per quad and fetch. Quads past the last block repeat it;
-    // the merge pass ignores them.
-    int q = min((yb >> 1) * (band_width >> 1) + (p.x >> 1), quads - 1);
+    // 4q .. 4q+3, q = qx * BAND/2 + qy, whose texels of op(B) form one 2x2 block of bt for
+    // each k: one cache line per quad and fetch. Quads past the last block repeat it; the
+    // merge pass ignores them. The quads run down the band's columns first, so that the
+    // quads a triangle leaves out are whole columns of the band, whole warps.
+    int q = min((p.x >> 1) * (BAND / 2) + (yb >> 1), quads - 1);
+    int j = 4 * q + (p.x & 1) + 2 * (yb & 1);
+    bool live = block_written(8 * band, 8 * band + 7, 4 * j, 4 * j + 3);
     ivec2 bq = ivec2(2 * q + (p.x & 1), yb & 1);
     vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
     vec4 c4 = vec4(0.0), c5 = vec4(0.0), c6 = vec4(0.0), c7 = vec4(0.0);
 #if GROUP == 1
-    STRIP_LOOP(0)
+    if (live) STRIP_LOOP(0)
 #else
-    int g = band % GROUP;
+    int g = live ? band % GROUP : GROUP;
     if (g == 0) STRIP_LOOP(0)
     else if (g == 1) STRIP_LOOP(1)
 #if GROUP > 2

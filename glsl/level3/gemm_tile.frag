@@ -10,7 +10,9 @@
 //           (a_width is a multiple of ROWS/4)
 //   prod:   texel (ib, j) = rows 4ib .. 4ib+3 of column j of op(A)*op(B); stores past its
 //           edges (rows past m, columns past n) have no effect
-// ROWS (8 or 16) and UNROLL are defined before this file.
+// A fragment whose tile holds no element of the window's triangle (gemm_window.glsl,
+// compiled in before this file) writes nothing. ROWS (8 or 16) and UNROLL are defined
+// before this file.
 uniform sampler2D bt;
 uniform int k;
 uniform int a_width;
@@ -25,6 +27,9 @@ layout(binding = 0, rgba32f) writeonly uniform highp image2D prod;
 
 void main() {
     ivec2 f = ivec2(gl_FragCoord.xy);
+    if (!block_written(ROWS * f.y, ROWS * f.y + ROWS - 1, 8 * f.x, 8 * f.x + 7)) {
+        return;
+    }
     // lo[r], hi[r]: row r of the tile, columns 0-3 and 4-7.
     vec4 lo[ROWS];
     vec4 hi[ROWS];

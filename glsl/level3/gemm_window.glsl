@@ -34,3 +34,16 @@ bool in_window(int e, out int i, out int j) {
     }
     return true;
 }
+
+// Whether the block of rows i0..i1 and columns j0..j1 (inclusive) of the window holds an
+// element the window's triangle writes. The product kernels skip the blocks that hold none,
+// so an update of one triangle (ssyrk, ssyr2k) computes about half of a full product.
+bool block_written(int i0, int i1, int j0, int j1) {
+    if (c_tri == 1) {
+        return i0 + c_diag <= j1;
+    }
+    if (c_tri == 2) {
+        return i1 + c_diag >= j0;
+    }
+    return true;
+}

@@ -2,13 +2,12 @@
 //! beta*C`, and ssyr2k, `C := alpha*op(A)*op(B)^T + alpha*op(B)*op(A)^T + beta*C`, with
 //! op(A) `n x k` (A itself with `Transpose::NoTrans`, A^T otherwise).
 //!
-//! Only the `uplo` triangle of C is read and written. C is updated in column blocks
-//! ([`blocks_of`]): block `[j0, j1)` is one sgemm on the part of the block that holds the
-//! triangle (rows `0..j1` of an upper C, `j0..n` of a lower one), its diagonal square masked
-//! on write (`Window::Upper`/`Lower`), so with 4 blocks 5/8 of a full product is computed
-//! and every pass draws only the texels of its block. From order [`HALVE_FROM`] the
-//! triangle is first halved ([`parts_of`]): the square between the halves is one sgemm,
-//! and each half is a triangle in column blocks.
+//! Only the `uplo` triangle of C is read and written. Each product is one sgemm over all of
+//! C with the triangle as its window (`Window::Upper`/`Lower`): every sgemm kernel skips the
+//! blocks of its grid that hold no element of the triangle, so about half of a full product
+//! is computed, A is packed once, and C is merged once. (Until session 18 the triangle was
+//! cut into column blocks, one sgemm each, which computed 9/16 to 3/4 of a full product and
+//! packed A once per block: ssyrk ran at 55-75% of sgemm's rate on the H100.)
 //!
 //! Reference SSYRK and SSYR2K with `Transpose::NoTrans` leave out the terms whose factor
 //! from column j's row of A (and B) is zero. The sgemm passes form every term, so where A or
@@ -73,65 +72,6 @@ pub(crate) fn syrk_call(
         ldb: ldb.unwrap_or(0) as usize,
         ldc: ldc as usize,
     })
-}
-
-/// The column blocks `[j0, j1)` C is updated in: one per 512 columns, at most 4 (rounded
-/// to multiples of 32 columns); 4 blocks compute 5/8 of a full product, 2 blocks 3/4, one
-/// block all of it. More and narrower blocks compute less but each sgemm runs slower, and
-/// each costs a call: on the H100, ssyrk 4096 ran at 931, 908 and 694 GFLOP/s with 4, 8
-/// and 16 blocks (`bench-results/h100-level3-block-sweep.txt`), ssyrk 1024 at 518, 529,
-/// 441 and 475 with 1, 2, 3 and 4 (session 12).
-pub(crate) fn blocks_of(n: usize) -> Vec<(usize, usize)> {
-    let count = n.div_ceil(512).clamp(1, 4);
-    let nb = n.div_ceil(count).next_multiple_of(32).max(32);
-    (0..n.div_ceil(nb))
-        .map(|b| (b * nb, ((b + 1) * nb).min(n)))
-        .collect()
-}
-
-/// Orders from which the triangle is first halved ([`parts_of`]).
-pub(crate) const HALVE_FROM: usize = 2048;
-
-/// One sgemm of an update of the lower triangle of C (the upper one is its transpose).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Part {
-    /// Columns `[j0, j1)` of the triangle of rows and columns `[t0, t1)`: rows `j0..t1`,
-    /// their diagonal square masked on write.
-    Columns {
-        t: (usize, usize),
-        j: (usize, usize),
-    },
-    /// A full block: rows `[r0, r1)`, columns `[c0, c1)`.
-    Square {
-        r: (usize, usize),
-        c: (usize, usize),
-    },
-}
-
-/// The sgemms of an update of an `n x n` triangle: below [`HALVE_FROM`], the column blocks
-/// of [`blocks_of`]; from it, the square below the diagonal between the halves (one large
-/// sgemm) and each half's triangle in its own column blocks (at 4096: 9/16 of a full
-/// product computed instead of 5/8; on the H100 ssyrk 930 -> 957 GFLOP/s).
-pub(crate) fn parts_of(n: usize) -> Vec<Part> {
-    let columns = |t0: usize, t1: usize| {
-        blocks_of(t1 - t0)
-            .into_iter()
-            .map(move |(j0, j1)| Part::Columns {
-                t: (t0, t1),
-                j: (t0 + j0, t0 + j1),
-            })
-    };
-    if n < HALVE_FROM {
-        return columns(0, n).collect();
-    }
-    let mid = (n / 2).next_multiple_of(32);
-    let mut parts = vec![Part::Square {
-        r: (mid, n),
-        c: (0, mid),
-    }];
-    parts.extend(columns(0, mid));
-    parts.extend(columns(mid, n));
-    parts
 }
 
 impl SyrkCall {
@@ -207,8 +147,9 @@ impl SyrkCall {
         }
     }
 
-    /// `C := alpha*op(X)*op(Y)^T + beta*C` on the triangle, block by block (`x`, `y` with
-    /// their leading dimensions). `alpha == 0` or `k == 0` scale the triangle alone.
+    /// `C := alpha*op(X)*op(Y)^T + beta*C` on the triangle, one sgemm with the triangle as
+    /// its window (`x`, `y` with their leading dimensions). `alpha == 0` or `k == 0` scale
+    /// the triangle alone.
     fn update(
         &self,
         ctx: &Context,
@@ -219,47 +160,26 @@ impl SyrkCall {
         c: &mut Buffer,
     ) -> Result<()> {
         let (n, k, ldc) = (self.n, self.k, self.ldc);
-        let upper = self.uplo == Uplo::Upper;
+        let window = if self.uplo == Uplo::Upper {
+            Window::Upper(0)
+        } else {
+            Window::Lower(0)
+        };
         if alpha == 0.0 || k == 0 {
-            let tri = if upper {
-                Window::Upper(0)
-            } else {
-                Window::Lower(0)
-            };
             let none = Operand::at(0, 1, false);
-            let s = GemmShape::block((n, n, 0), none, none, ldc, 0, tri);
+            let s = GemmShape::block((n, n, 0), none, none, ldc, 0, window);
             return ctx.gemm_shape_with(GemmKernel::Auto, &s, 0.0, Src::C, Src::C, beta, c);
         }
-        for part in parts_of(n) {
-            // Rows r0..r1 and columns j0..j1 of C (for an upper C, the transpose of the
-            // lower part), the window of a column block starting at its diagonal square.
-            let (r, j, window) = match part {
-                Part::Columns { t, j } if upper => {
-                    ((t.0, j.1), j, Window::Upper(-((j.0 - t.0) as i64)))
-                }
-                Part::Columns { t, j } => ((j.0, t.1), j, Window::Lower(0)),
-                Part::Square { r, c } if upper => (c, r, Window::Full),
-                Part::Square { r, c } => (r, c, Window::Full),
-            };
-            let s = GemmShape::block(
-                (r.1 - r.0, j.1 - j.0, k),
-                self.rows_of(r.0, ldx),
-                self.cols_of_transpose(j.0, ldy),
-                ldc,
-                r.0 + j.0 * ldc,
-                window,
-            );
-            ctx.gemm_shape_with(
-                GemmKernel::Auto,
-                &s,
-                alpha,
-                Src::Buf(x),
-                Src::Buf(y),
-                beta,
-                c,
-            )?;
-        }
-        Ok(())
+        let s = GemmShape::block(
+            (n, n, k),
+            self.rows_of(0, ldx),
+            self.cols_of_transpose(0, ldy),
+            ldc,
+            0,
+            window,
+        );
+        let (x, y) = (Src::Buf(x), Src::Buf(y));
+        ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, x, y, beta, c)
     }
 }
 
@@ -394,62 +314,6 @@ mod tests {
         assert_eq!(e(RowMajor, NoTrans, 3, 5, 4, None, 3), ("lda", 8));
         assert_eq!(e(RowMajor, Trans, 3, 5, 2, None, 3), ("lda", 8));
         assert!(syrk_call(r, RowMajor, Upper, Trans, 3, 5, 3, None, 3).is_ok());
-    }
-
-    #[test]
-    fn blocks_cover_the_columns_once() {
-        for n in [1, 2, 31, 32, 33, 100, 129, 256, 257, 1000, 4096] {
-            let b = blocks_of(n);
-            assert_eq!(b[0].0, 0);
-            assert_eq!(b.last().unwrap().1, n);
-            for w in b.windows(2) {
-                assert_eq!(w[0].1, w[1].0);
-            }
-            assert!(b.len() <= 4, "n {n}: {} blocks", b.len());
-            assert!(b.iter().all(|(j0, _)| j0 % 32 == 0));
-        }
-        assert_eq!(blocks_of(4096).len(), 4);
-        assert_eq!(blocks_of(2048).len(), 4);
-        assert_eq!(blocks_of(1024).len(), 2);
-        assert_eq!(blocks_of(512).len(), 1);
-        assert_eq!(blocks_of(129).len(), 1);
-    }
-
-    #[test]
-    fn parts_write_the_lower_triangle_once() {
-        for n in [1, 33, 129, 2047, 2048, 2100, 4096] {
-            let mut seen = vec![0u8; n * n];
-            let mut computed = 0usize;
-            for part in parts_of(n) {
-                let (rows, cols, tri) = match part {
-                    Part::Columns { t, j } => ((j.0, t.1), j, true),
-                    Part::Square { r, c } => (r, c, false),
-                };
-                computed += (rows.1 - rows.0) * (cols.1 - cols.0);
-                for i in rows.0..rows.1 {
-                    for j in cols.0..cols.1 {
-                        if !tri || i >= j {
-                            seen[i + j * n] += 1;
-                        }
-                    }
-                }
-            }
-            for j in 0..n {
-                for i in 0..n {
-                    assert_eq!(seen[i + j * n], u8::from(i >= j), "n {n} ({i}, {j})");
-                }
-            }
-            // From HALVE_FROM, the square and 4 blocks a half (of 1024 or more): 9/16 of the
-            // full product (blocks rounded up); below it, 2 to 4 blocks.
-            let share = computed as f64 / (n * n) as f64;
-            if n >= 4096 {
-                assert!(parts_of(n).len() == 9 && share < 0.6, "n {n}: {share}");
-            } else if n >= 2048 {
-                assert!(share < 0.69, "n {n}: {share}");
-            } else if n >= 1000 {
-                assert!(share < 0.76, "n {n}: {share}");
-            }
-        }
     }
 
     #[test]

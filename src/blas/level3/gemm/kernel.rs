@@ -20,16 +20,18 @@ pub(crate) static GEMM_GENERIC: Kernel =
 /// Reorder pass: packs op(A) or op(B) into texels of 4 rows.
 pub(crate) static GEMM_PACK: Kernel = crate::kernel!("level3/gemm_pack.frag");
 /// 4x4 vectorised kernel on packed operands.
-static GEMM_VEC4: Kernel = crate::kernel!("level3/gemm_vec4.frag");
+static GEMM_VEC4: Kernel = crate::kernel!("level3/gemm_vec4.frag").header(WINDOW_GLSL);
 /// alpha*product + beta*C into C's texture.
 static GEMM_MERGE: Kernel = crate::kernel!("level3/gemm_merge.frag").header(WINDOW_GLSL);
 /// Register-tiled kernel writing 4 columns to 4 render targets.
 static GEMM_MRT4: Kernel = crate::kernel!("level3/gemm_mrt.frag")
     .defines("#define COLS 4")
+    .header(WINDOW_GLSL)
     .targets(4);
 /// Register-tiled kernel writing 8 columns to 8 render targets.
 static GEMM_MRT8: Kernel = crate::kernel!("level3/gemm_mrt.frag")
     .defines("#define COLS 8")
+    .header(WINDOW_GLSL)
     .targets(8);
 /// Merge pass reading the 4 targets of GEMM_MRT4.
 static GEMM_MERGE_MRT4: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
@@ -51,18 +53,21 @@ pub(crate) static GEMM_PACK_STRIP: Kernel =
 /// Strip kernel drawing one strip per draw.
 static GEMM_STRIP1: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .defines("#define KC 2048\n#define BAND 8\n#define GROUP 1")
+    .header(WINDOW_GLSL)
     .targets(8)
     .blocks(1, STRIP_BLOCK_BYTES)
     .blending();
 /// Strip kernel drawing four strips per draw.
 static GEMM_STRIP4: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .defines("#define KC 2048\n#define BAND 8\n#define GROUP 4")
+    .header(WINDOW_GLSL)
     .targets(8)
     .blocks(4, STRIP_BLOCK_BYTES)
     .blending();
 /// Strip kernel drawing eight strips per draw.
 static GEMM_STRIP8: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .defines("#define KC 2048\n#define BAND 8\n#define GROUP 8")
+    .header(WINDOW_GLSL)
     .targets(8)
     .blocks(8, STRIP_BLOCK_BYTES)
     .blending();
@@ -81,11 +86,13 @@ pub(crate) static GEMM_MERGE_STRIP_IMAGE: Kernel =
 /// Tile kernel: 8 x 8 tiles, op(A) from a storage buffer, image stores.
 static GEMM_TILE8: Kernel = crate::kernel!("level3/gemm_tile.frag")
     .defines("#define ROWS 8\n#define UNROLL 4")
+    .header(WINDOW_GLSL)
     .storage(1)
     .image_stores();
 /// Tile kernel: 16 x 8 tiles.
 static GEMM_TILE16: Kernel = crate::kernel!("level3/gemm_tile.frag")
     .defines("#define ROWS 16\n#define UNROLL 2")
+    .header(WINDOW_GLSL)
     .storage(1)
     .image_stores();
 

@@ -1,6 +1,7 @@
 //! sgemm's passes on the GPU: the generic kernel, the packing (reorder) passes, the
 //! multiply passes of each kernel and their merges into C. [`multiply`] runs a chosen
-//! kernel; nothing here chooses.
+//! kernel; nothing here chooses. Every multiply pass gets C's window (`set_window`): a
+//! triangular window's kernels skip the blocks of their grid that hold none of it.
 
 use crate::blas::level3::gemm::kernel::{
     GemmKernel, GEMM_GENERIC, GEMM_MERGE_STRIP_IMAGE, GEMM_PACK, GEMM_PACK_IMAGE, GEMM_PACK_STRIP,
@@ -267,6 +268,7 @@ fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
     gl.set_texture(&prog, "ap", 0, &ap);
     gl.set_texture(&prog, "bp", 1, &bp);
     gl.set_i32(&prog, "k4", kb as i32);
+    set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
     gl.draw(&[&prod], mb as u32, s.n as u32);
     inner.give_surface(ap);
     inner.give_surface(bp);
@@ -293,7 +295,7 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     gl.set_texture(&prog, "ap", 0, &ap);
     gl.set_texture(&prog, "bp", 1, &bp);
     gl.set_i32(&prog, "k4", kb as i32);
-    gl.set_i32(&prog, "n", s.n as i32);
+    set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
     let targets: Vec<&Surface> = prods.iter().collect();
     gl.draw(&targets, mb as u32, nb as u32);
     inner.give_surface(ap);
@@ -359,7 +361,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     gl.use_program(&prog);
     gl.set_texture(&prog, "bt", 0, &bt);
     gl.set_i32(&prog, "quads", plan.quads as i32);
-    gl.set_i32(&prog, "band_width", plan.band_width as i32);
+    set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
     const BLOCKS: [&str; 8] = [
         "AStrip[0]",
         "AStrip[1]",
@@ -427,7 +429,6 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
             gl.set_texture(&prog, PRODUCTS[i], i as u32, p);
         }
         call.c.bind(gl, &prog, 8, "c", "c_width");
-        gl.set_i32(&prog, "band_width", plan.band_width as i32);
         set_update_uniforms(gl, &prog, s, call.alpha, call.beta);
         // A grid of strips by column groups of 4.
         gl.draw_image_stores(
@@ -441,10 +442,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         return Ok(None);
     }
     let prods = PRODUCTS.into_iter().zip(prods).collect();
-    merge_into_c(inner, call, merge, prods, |gl, prog| {
-        gl.set_i32(prog, "band_width", plan.band_width as i32)
-    })
-    .map(Some)
+    merge_into_c(inner, call, merge, prods, |_, _| {}).map(Some)
 }
 
 /// Tile path (`kernel` Tile8 or Tile16): pack op(A) into a storage buffer and op(B) into
@@ -480,6 +478,7 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     gl.set_texture(&prog, "bt", 0, &bt);
     gl.set_i32(&prog, "k", s.k as i32);
     gl.set_i32(&prog, "a_width", plan.a_width as i32);
+    set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
     gl.bind_storage_buffer(0, Some(&a_buf));
     gl.draw_image_stores(&[&prod], plan.grid.0 as u32, plan.grid.1 as u32);
     gl.bind_storage_buffer(0, None);
