@@ -376,12 +376,15 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         gl.set_block_binding(&prog, name, i as u32);
     }
     let band_rows = (plan.group * STRIP_BAND) as u32;
+    // Each draw covers only the columns of its bands that hold tiles of the window.
     let rects: Vec<_> = (0..plan.chunks * plan.groups())
         .map(|d| {
+            let group = d % plan.groups();
+            let (x0, x1) = plan.live_columns(group, s.window);
             (
-                0,
-                (d % plan.groups()) as u32 * band_rows,
-                plan.band_width as u32,
+                x0 as u32,
+                group as u32 * band_rows,
+                (x1 - x0) as u32,
                 band_rows,
             )
         })

@@ -1,6 +1,6 @@
 //! The sizes of the packed sgemm paths: pure arithmetic on a [`GemmShape`], no GL.
 
-use crate::blas::level3::gemm::shape::GemmShape;
+use crate::blas::level3::gemm::shape::{GemmShape, Window};
 
 /// k values per uniform block of the strip kernels (`KC` in their defines).
 pub(crate) const STRIP_KC: usize = 2048;
@@ -77,6 +77,24 @@ impl StripPlan {
         self.strips.div_ceil(self.group)
     }
 
+    /// The texel columns `[x0, x1)` of the bands of draw `group` (strips `group * self.group`
+    /// on) that hold a tile `window` writes: a quad column `c` holds C's columns
+    /// `64c .. 64c + 63`, so a lower triangle's bands end, an upper one's begin, where the
+    /// triangle does. The draw covers only these; the kernel skips the tiles left inside
+    /// them. Never empty.
+    pub(crate) fn live_columns(&self, group: usize, window: Window) -> (usize, usize) {
+        const COLUMNS: i64 = (16 * STRIP_BAND / 2) as i64;
+        let first = (group * self.group * 8) as i64;
+        let last = (((group + 1) * self.group).min(self.strips) * 8) as i64 - 1;
+        let width = self.band_width as i64;
+        let (x0, x1) = match window {
+            Window::Full => (0, width),
+            Window::Lower(d) => (0, (2 * ((last + d).max(0) / COLUMNS + 1)).min(width)),
+            Window::Upper(d) => ((2 * ((first + d).max(0) / COLUMNS)).min(width - 2), width),
+        };
+        (x0 as usize, x1 as usize)
+    }
+
     /// Rows of each target: every group's bands, the last group padded.
     pub(crate) fn target_height(&self) -> usize {
         self.groups() * self.group * STRIP_BAND
@@ -148,6 +166,60 @@ pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_triangles_draws_cover_its_tiles() {
+        // Every tile (8 rows, 4 columns: fragment j = 4q + r of strip s, q in quad column
+        // q / 4 at texels 2*(q / 4) ..) the window writes lies inside its draw's columns.
+        for (m, n, group) in [
+            (100, 100, 4),
+            (1024, 1024, 4),
+            (4096, 4096, 4),
+            (130, 70, 1),
+        ] {
+            let p = StripPlan::new(&GemmShape::plain(m, n, 8), group, 256);
+            for window in [
+                Window::Lower(0),
+                Window::Upper(0),
+                Window::Lower(-40),
+                Window::Upper(33),
+            ] {
+                let mut drawn = 0;
+                for g in 0..p.groups() {
+                    let (x0, x1) = p.live_columns(g, window);
+                    assert!(x0 < x1 && x1 <= p.band_width, "{window:?} group {g}");
+                    assert!(x0 % 2 == 0 && x1 % 2 == 0);
+                    drawn += x1 - x0;
+                    for s in g * group..((g + 1) * group).min(p.strips) {
+                        for f in 0..n.div_ceil(4) {
+                            let x = 2 * (f / 16);
+                            let (i0, i1, j0, j1) = (
+                                8 * s as i64,
+                                8 * s as i64 + 7,
+                                4 * f as i64,
+                                4 * f as i64 + 3,
+                            );
+                            let written = match window {
+                                Window::Full => true,
+                                Window::Lower(d) => i1 + d >= j0,
+                                Window::Upper(d) => i0 + d <= j1,
+                            };
+                            if written {
+                                assert!(x0 <= x && x < x1, "{window:?} strip {s} tile {f}");
+                            }
+                        }
+                    }
+                }
+                if window == Window::Lower(0) && n >= 1024 {
+                    // About half of the bands' columns are drawn.
+                    assert!(
+                        2 * drawn < p.groups() * p.band_width * 11 / 10,
+                        "{m} {drawn}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn tile_plans_cover_every_row_and_column_with_whole_tiles() {
