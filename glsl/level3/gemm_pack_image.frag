@@ -1,5 +1,6 @@
-// sgemm reorder pass through image stores, 8 texels a fragment (the rendered pack,
-// gemm_pack.frag, writes one texel a fragment and is bound by the fragment rate). Layout
+// sgemm reorder pass through image stores, PER texels a fragment (PACK_TEXELS in
+// kernel.rs: on the H100 2 beat 1, 4, 8 and 16; the rendered pack, gemm_pack.frag, writes
+// one texel a fragment through the raster's outputs). Layout
 // texel (x, y) holds rows 4x..4x+3 of column y of op(M), where op(M) is rows x cols and M
 // is stored column-major from element src_off with leading dimension ld (transposed when
 // trans != 0); rows past `rows` and columns past `cols` are zero. `extent` is the layout's
@@ -10,9 +11,10 @@
 //                 kernels' op(B));
 //   place_kind 2: the strip kernels' blocks of op(A): with x = 2s + h and y = c*KC + kk,
 //                 at (2*kk + h, s*chunks + c) (see gemm_pack_strip.frag).
-// Without trans a fragment writes the texels x0..x0+7 of one layout row (32 consecutive
-// stored elements); with trans the texels y0..y0+7 of one layout column (four runs of 8
-// stored elements, transposed). KC is defined before this file.
+// Without trans a fragment writes the texels x0..x0+PER-1 of one layout row (4*PER
+// consecutive stored elements); with trans the texels y0..y0+PER-1 of one layout column
+// (four runs of PER stored elements, transposed). KC and PER are defined before this
+// file.
 uniform sampler2D src;
 uniform int src_width;
 uniform int src_last;
@@ -46,15 +48,15 @@ vec4 fetch(int q) {
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     if (trans == 0) {
-        // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < 8.
-        int x0 = 8 * g.x;
+        // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < PER.
+        int x0 = PER * g.x;
         int y = g.y;
         bool col = y < cols;
         int e0 = src_off + 4 * x0 + y * ld;
         int q = e0 >> 2;
         int r = e0 & 3;
         vec4 lo = col ? fetch(q) : vec4(0.0);
-        for (int i = 0; i < 8; ++i) {
+        for (int i = 0; i < PER; ++i) {
             int x = x0 + i;
             if (x >= extent.x) {
                 break;
@@ -65,11 +67,11 @@ void main() {
             lo = hi;
         }
     } else {
-        // op(M)(4x + l, y) = M(y, 4x + l): column 4x + l of M, elements y0 .. y0 + 7.
+        // op(M)(4x + l, y) = M(y, 4x + l): column 4x + l of M, elements y0 .. y0 + PER-1.
         int x = g.x;
-        int y0 = 8 * g.y;
-        vec4 v[8];
-        for (int i = 0; i < 8; ++i) {
+        int y0 = PER * g.y;
+        vec4 v[PER];
+        for (int i = 0; i < PER; ++i) {
             v[i] = vec4(0.0);
         }
         for (int l = 0; l < 4; ++l) {
@@ -79,17 +81,18 @@ void main() {
             int e0 = src_off + y0 + (4 * x + l) * ld;
             int q = e0 >> 2;
             int r = e0 & 3;
-            vec4 t0 = fetch(q);
-            vec4 t1 = fetch(q + 1);
-            vec4 t2 = fetch(q + 2);
-            vec4 a = shift4(t0, t1, r);
-            vec4 b = shift4(t1, t2, r);
-            for (int i = 0; i < 4; ++i) {
-                v[i][l] = a[i];
-                v[i + 4][l] = b[i];
+            vec4 t[(PER + 3) / 4 + 1];
+            for (int j = 0; j <= (PER + 3) / 4; ++j) {
+                t[j] = fetch(q + j);
+            }
+            for (int j = 0; j < (PER + 3) / 4; ++j) {
+                vec4 a = shift4(t[j], t[j + 1], r);
+                for (int i = 0; i < 4 && 4 * j + i < PER; ++i) {
+                    v[4 * j + i][l] = a[i];
+                }
             }
         }
-        for (int i = 0; i < 8; ++i) {
+        for (int i = 0; i < PER; ++i) {
             int y = y0 + i;
             if (y >= extent.y) {
                 break;

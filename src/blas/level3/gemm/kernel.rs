@@ -43,8 +43,11 @@ static GEMM_MERGE_MRT8: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
     .header(WINDOW_GLSL);
 /// Reorder pass through image stores, 8 texels a fragment: any of the packed layouts
 /// (GPUs with GL 4.3 / GLES 3.1, where the rendered packs are bound by the fragment rate).
+/// Texels of the packed layout each fragment of `gemm_pack_image.frag` writes (`PER` in its
+/// defines).
+pub(crate) const PACK_TEXELS: usize = 2;
 pub(crate) static GEMM_PACK_IMAGE: Kernel = crate::kernel!("level3/gemm_pack_image.frag")
-    .defines("#define KC 2048\n#define BAND 8")
+    .defines("#define KC 2048\n#define BAND 8\n#define PER 2")
     .image_stores();
 /// Strip path, reorder pass: packs op(A) into one uniform block per 8-row strip and chunk
 /// of k.
@@ -353,6 +356,9 @@ mod tests {
                 k.name
             );
         }
+        assert!(GEMM_PACK_IMAGE
+            .defines
+            .contains(&format!("#define PER {PACK_TEXELS}")));
         for (k, g) in [
             (GemmKernel::Strip1, 1),
             (GemmKernel::Strip4, 4),

@@ -5,6 +5,7 @@
 
 use crate::blas::level3::gemm::kernel::{
     GemmKernel, GEMM_GENERIC, GEMM_MERGE_STRIP_IMAGE, GEMM_PACK, GEMM_PACK_IMAGE, GEMM_PACK_STRIP,
+    PACK_TEXELS,
 };
 use crate::blas::level3::gemm::plan::{
     StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
@@ -199,11 +200,12 @@ fn pack_sized(
             gl.set_i32(&prog, "chunks", chunks as i32);
         }
         gl.set_ivec2(&prog, "extent", [ew as i32, eh as i32]);
-        // A fragment writes 8 texels of a layout row (op(M) = M) or column (transposed).
+        // A fragment writes PACK_TEXELS texels of a layout row (op(M) = M) or column
+        // (transposed).
         let grid = if op.trans {
-            (ew, eh.div_ceil(8))
+            (ew, eh.div_ceil(PACK_TEXELS as u32))
         } else {
-            (ew.div_ceil(8), eh)
+            (ew.div_ceil(PACK_TEXELS as u32), eh)
         };
         gl.draw_image_stores(&[&out], grid.0, grid.1);
     } else {
