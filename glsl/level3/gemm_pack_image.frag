@@ -4,7 +4,9 @@
 // texel (x, y) holds rows 4x..4x+3 of column y of op(M), where op(M) is rows x cols and M
 // is stored column-major from element src_off with leading dimension ld (transposed when
 // trans != 0); rows past `rows` and columns past `cols` are zero. `extent` is the layout's
-// size in texels; every layout texel is written, at the texture position `place` gives:
+// size in texels; every layout texel is written, at the texture position `place` gives
+// (with twin != 0 also into dst2, at the place of place_kind2, within extent2: one read of
+// op(M) for two layouts, as ssyrk's op(A) and op(A)^T need):
 //   place_kind 0: (x, y);
 //   place_kind 1: 2x2 blocks, layout texel (x, y) at (2*(x/4) + x%2, 2*y + (x%4)/2), so
 //                 four neighbouring texels of one column share a 2x2 block (the strip
@@ -26,18 +28,32 @@ uniform int cols;
 uniform int place_kind;
 uniform int chunks;
 uniform ivec2 extent;
+uniform int twin;
+uniform int place_kind2;
+uniform ivec2 extent2;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D dst;
+layout(binding = 1, rgba32f) writeonly uniform highp image2D dst2;
 
-ivec2 place(int x, int y) {
-    if (place_kind == 1) {
+ivec2 place(int kind, int x, int y) {
+    if (kind == 1) {
         return ivec2(2 * (x >> 2) + (x & 1), 2 * y + ((x >> 1) & 1));
     }
-    if (place_kind == 2) {
+    if (kind == 2) {
         int c = y / KC;
         return ivec2(2 * (y - c * KC) + (x & 1), (x >> 1) * chunks + c);
     }
     return ivec2(x, y);
+}
+
+// Layout texel (x, y) into dst, and with twin into dst2, where each extent holds it.
+void put(int x, int y, vec4 v) {
+    if (x < extent.x && y < extent.y) {
+        imageStore(dst, place(place_kind, x, y), v);
+    }
+    if (twin != 0 && x < extent2.x && y < extent2.y) {
+        imageStore(dst2, place(place_kind2, x, y), v);
+    }
 }
 
 // Texel q of the source, clamped to its last texel (lanes read past it are masked).
@@ -47,6 +63,7 @@ vec4 fetch(int q) {
 
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
+    ivec2 ext = twin != 0 ? max(extent, extent2) : extent;
     if (trans == 0) {
         // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < PER.
         int x0 = PER * g.x;
@@ -58,12 +75,12 @@ void main() {
         vec4 lo = col ? fetch(q) : vec4(0.0);
         for (int i = 0; i < PER; ++i) {
             int x = x0 + i;
-            if (x >= extent.x) {
+            if (x >= ext.x) {
                 break;
             }
             vec4 hi = col ? fetch(q + i + 1) : vec4(0.0);
             bvec4 live = lessThan(ivec4(4 * x) + ivec4(0, 1, 2, 3), ivec4(col ? rows : 0));
-            imageStore(dst, place(x, y), select4(vec4(0.0), shift4(lo, hi, r), live));
+            put(x, y, select4(vec4(0.0), shift4(lo, hi, r), live));
             lo = hi;
         }
     } else {
@@ -94,10 +111,10 @@ void main() {
         }
         for (int i = 0; i < PER; ++i) {
             int y = y0 + i;
-            if (y >= extent.y) {
+            if (y >= ext.y) {
                 break;
             }
-            imageStore(dst, place(x, y), y < cols ? v[i] : vec4(0.0));
+            put(x, y, y < cols ? v[i] : vec4(0.0));
         }
     }
 }

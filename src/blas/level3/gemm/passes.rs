@@ -171,7 +171,7 @@ fn pack(
 
 /// [`pack`] into a `w` x `h` texture (at least the size `pack` gives; texels past the
 /// operand are zero), its texels where `place` puts them. On GPUs with image stores
-/// (`gemm_pack_image.frag`, 8 texels a fragment) every place; elsewhere
+/// (`gemm_pack_image.frag`, [`PACK_TEXELS`] texels a fragment) every place; elsewhere
 /// (`gemm_pack.frag`, one texel a fragment) [`Place::Plain`] and [`Place::Quads`].
 fn pack_sized(
     inner: &Inner,
@@ -182,38 +182,73 @@ fn pack_sized(
     place: Place,
 ) -> Result<Surface> {
     let out = inner.take_surface(w, h)?;
-    let image = inner.image_store_paths;
-    let prog = inner.program(if image { &GEMM_PACK_IMAGE } else { &GEMM_PACK })?;
+    if inner.image_store_paths {
+        pack_image(inner, src, op, (rows, cols), &[(&out, place)])?;
+        return Ok(out);
+    }
+    debug_assert!(!matches!(place, Place::Strips { .. }));
+    let prog = inner.program(&GEMM_PACK)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
-    src.bind(gl, &prog, 0, "src", "src_width");
-    gl.set_i32(&prog, "src_off", op.off as i32);
-    gl.set_i32(&prog, "ld", op.ld as i32);
-    gl.set_i32(&prog, "trans", op.trans as i32);
-    gl.set_i32(&prog, "rows", rows as i32);
-    gl.set_i32(&prog, "cols", cols as i32);
-    if image {
-        let (ew, eh) = place.extent((w, h));
-        gl.set_i32(&prog, "src_last", src.last_texel());
-        gl.set_i32(&prog, "place_kind", place.kind());
-        if let Place::Strips { chunks } = place {
-            gl.set_i32(&prog, "chunks", chunks as i32);
-        }
-        gl.set_ivec2(&prog, "extent", [ew as i32, eh as i32]);
-        // A fragment writes PACK_TEXELS texels of a layout row (op(M) = M) or column
-        // (transposed).
-        let grid = if op.trans {
-            (ew, eh.div_ceil(PACK_TEXELS as u32))
-        } else {
-            (ew.div_ceil(PACK_TEXELS as u32), eh)
-        };
-        gl.draw_image_stores(&[&out], grid.0, grid.1);
-    } else {
-        debug_assert!(!matches!(place, Place::Strips { .. }));
-        gl.set_i32(&prog, "quads", (place == Place::Quads) as i32);
-        gl.draw(&[&out], w, h);
-    }
+    set_pack_source(gl, &prog, src, op, (rows, cols));
+    gl.set_i32(&prog, "quads", (place == Place::Quads) as i32);
+    gl.draw(&[&out], w, h);
     Ok(out)
+}
+
+/// The uniforms of both packing kernels that name the operand read.
+fn set_pack_source(
+    gl: &Gl,
+    prog: &Program,
+    src: &Buffer,
+    op: Operand,
+    (rows, cols): (usize, usize),
+) {
+    src.bind(gl, prog, 0, "src", "src_width");
+    gl.set_i32(prog, "src_off", op.off as i32);
+    gl.set_i32(prog, "ld", op.ld as i32);
+    gl.set_i32(prog, "trans", op.trans as i32);
+    gl.set_i32(prog, "rows", rows as i32);
+    gl.set_i32(prog, "cols", cols as i32);
+}
+
+/// The image-store pack (`gemm_pack_image.frag`): one pass writes op(M)'s layout into one
+/// texture, or two at once (`outs`: each texture and where it puts the layout's texels),
+/// reading op(M) once.
+fn pack_image(
+    inner: &Inner,
+    src: &Buffer,
+    op: Operand,
+    (rows, cols): (usize, usize),
+    outs: &[(&Surface, Place)],
+) -> Result<()> {
+    let prog = inner.program(&GEMM_PACK_IMAGE)?;
+    let gl = inner.enter()?;
+    gl.use_program(&prog);
+    set_pack_source(gl, &prog, src, op, (rows, cols));
+    gl.set_i32(&prog, "src_last", src.last_texel());
+    gl.set_i32(&prog, "twin", (outs.len() > 1) as i32);
+    let (mut ew, mut eh) = (0, 0);
+    for (i, (out, place)) in outs.iter().enumerate() {
+        let (w, h) = place.extent((out.width, out.height));
+        let names = [("place_kind", "extent"), ("place_kind2", "extent2")][i];
+        gl.set_i32(&prog, names.0, place.kind());
+        gl.set_ivec2(&prog, names.1, [w as i32, h as i32]);
+        if let Place::Strips { chunks } = place {
+            gl.set_i32(&prog, "chunks", *chunks as i32);
+        }
+        (ew, eh) = (ew.max(w), eh.max(h));
+    }
+    // A fragment writes PACK_TEXELS texels of a layout row (op(M) = M) or column
+    // (transposed).
+    let grid = if op.trans {
+        (ew, eh.div_ceil(PACK_TEXELS as u32))
+    } else {
+        (ew.div_ceil(PACK_TEXELS as u32), eh)
+    };
+    let images: Vec<&Surface> = outs.iter().map(|(out, _)| *out).collect();
+    gl.draw_image_stores(&images, grid.0, grid.1);
+    Ok(())
 }
 
 /// The merge pass every packed path ends with: `merge` reads the product textures
@@ -317,11 +352,28 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
 
     // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
     let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
-    let ap = if inner.image_store_paths {
-        let place = Place::Strips {
-            chunks: plan.chunks,
-        };
-        pack_sized(inner, a, s.a, (s.m, s.k), (w, h), place)?
+    let strips = Place::Strips {
+        chunks: plan.chunks,
+    };
+    // op(B) by columns, in texels of 4: texel (j, l) = op(B)(l, 4j..4j+3), with zero rows
+    // up to a multiple of 4 (the kernel steps k by 4). Where op(B) is op(A)^T (ssyrk), the
+    // packs read the same texels: one pass writes both.
+    let bt_size = (
+        2 * s.n.div_ceil(16).max(1) as u32,
+        2 * s.k.next_multiple_of(4).max(1) as u32,
+    );
+    let twin =
+        inner.image_store_paths && std::ptr::eq(a, b) && s.m == s.n && s.a == by_columns(s.b);
+    let mut bt = None;
+    let ap = if twin {
+        let ap = inner.take_surface(w, h)?;
+        let both = inner.take_surface(bt_size.0, bt_size.1)?;
+        let outs = [(&ap, strips), (&both, Place::Quads)];
+        pack_image(inner, a, s.a, (s.m, s.k), &outs)?;
+        bt = Some(both);
+        ap
+    } else if inner.image_store_paths {
+        pack_sized(inner, a, s.a, (s.m, s.k), (w, h), strips)?
     } else {
         let prog = inner.program(&GEMM_PACK_STRIP)?;
         let ap = inner.take_surface(w, h)?;
@@ -342,17 +394,10 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     gl.copy_to_block_buffer(&ap, &blocks);
     inner.give_surface(ap);
 
-    // op(B) by columns, in texels of 4: texel (j, l) = op(B)(l, 4j..4j+3), with zero rows
-    // up to a multiple of 4 (the kernel steps k by 4).
-    let bt = pack(
-        inner,
-        b,
-        by_columns(s.b),
-        s.n,
-        s.k,
-        s.k.next_multiple_of(4),
-        true,
-    )?;
+    let bt = match bt {
+        Some(bt) => bt,
+        None => pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?,
+    };
 
     let mut prods = Vec::with_capacity(8);
     for _ in 0..8 {
