@@ -147,6 +147,23 @@ impl SyrkCall {
         }
     }
 
+    /// The window of C the call updates: its `uplo` triangle.
+    fn window(&self) -> Window {
+        if self.uplo == Uplo::Upper {
+            Window::Upper(0)
+        } else {
+            Window::Lower(0)
+        }
+    }
+
+    /// `op(X)*op(Y)^T` on the triangle as one sgemm shape (`X`, `Y` stored with leading
+    /// dimensions `ldx`, `ldy`).
+    fn product(&self, ldx: usize, ldy: usize) -> GemmShape {
+        let (n, k) = (self.n, self.k);
+        let (x, y) = (self.rows_of(0, ldx), self.cols_of_transpose(0, ldy));
+        GemmShape::block((n, n, k), x, y, self.ldc, 0, self.window())
+    }
+
     /// `C := alpha*op(X)*op(Y)^T + beta*C` on the triangle, one sgemm with the triangle as
     /// its window (`x`, `y` with their leading dimensions). `alpha == 0` or `k == 0` scale
     /// the triangle alone.
@@ -159,25 +176,12 @@ impl SyrkCall {
         beta: f32,
         c: &mut Buffer,
     ) -> Result<()> {
-        let (n, k, ldc) = (self.n, self.k, self.ldc);
-        let window = if self.uplo == Uplo::Upper {
-            Window::Upper(0)
-        } else {
-            Window::Lower(0)
-        };
-        if alpha == 0.0 || k == 0 {
+        if alpha == 0.0 || self.k == 0 {
             let none = Operand::at(0, 1, false);
-            let s = GemmShape::block((n, n, 0), none, none, ldc, 0, window);
+            let s = GemmShape::block((self.n, self.n, 0), none, none, self.ldc, 0, self.window());
             return ctx.gemm_shape_with(GemmKernel::Auto, &s, 0.0, Src::C, Src::C, beta, c);
         }
-        let s = GemmShape::block(
-            (n, n, k),
-            self.rows_of(0, ldx),
-            self.cols_of_transpose(0, ldy),
-            ldc,
-            0,
-            window,
-        );
+        let s = self.product(ldx, ldy);
         let (x, y) = (Src::Buf(x), Src::Buf(y));
         ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, x, y, beta, c)
     }
@@ -269,10 +273,15 @@ impl Context {
             return Ok(());
         }
         call.check_lengths(R, alpha, a.len(), Some(b.len()), c.len())?;
-        let (ga, gb) = ((a, call.lda), (b, call.ldb));
-        call.update(self, alpha, ga, gb, beta, c)?;
-        if alpha != 0.0 && call.k > 0 {
-            call.update(self, alpha, gb, ga, 1.0, c)?;
+        if alpha == 0.0 || call.k == 0 {
+            call.update(self, alpha, (a, call.lda), (b, call.ldb), beta, c)?;
+        } else {
+            // A B^T, then B A^T added: one pair, so that A and B are packed once each.
+            let (ab, ba) = (
+                call.product(call.lda, call.ldb),
+                call.product(call.ldb, call.lda),
+            );
+            self.gemm_pair(&ab, &ba, alpha, (a, b), beta, c)?;
         }
         self.inner.enter()?.check(R)
     }

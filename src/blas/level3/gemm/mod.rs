@@ -10,7 +10,9 @@ pub(crate) mod shape;
 pub(crate) mod tune;
 
 use crate::blas::level3::gemm::kernel::{candidates, default_kernel, GemmKernel};
-use crate::blas::level3::gemm::passes::{generic_pass, multiply, GemmCall};
+use crate::blas::level3::gemm::passes::{
+    generic_pass, multiply, strip_multiply, strip_pair_packs, GemmCall,
+};
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
 use crate::blas::level3::gemm::tune::{remembered, should_time};
 use crate::blas::passes::install;
@@ -191,6 +193,75 @@ impl Context {
             Some(out) => install(inner, c, out, rect),
             None => Ok(()),
         }
+    }
+}
+
+impl Context {
+    /// `C := alpha*op(X)*op(Y) + beta*C`, then `C := alpha*op(Y')*op(X') + C`, where the
+    /// second product reads the first's operands transposed (`second`'s op(A) is
+    /// `first`'s op(B)^T and the other way round): ssyr2k's two products. Where the strip
+    /// kernels run both with image stores, X and Y are each packed once for both products
+    /// ([`strip_pair_packs`]); elsewhere these are two sgemms. `alpha != 0` and `k > 0`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_pair(
+        &self,
+        first: &GemmShape,
+        second: &GemmShape,
+        alpha: f32,
+        (x, y): (&Buffer, &Buffer),
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let kernel = self.auto_kernel(first, x, y, c)?;
+        let packs = {
+            let call = |s, a, b, beta, c| GemmCall {
+                s,
+                alpha,
+                a,
+                b,
+                beta,
+                c,
+            };
+            let cr: &Buffer = c;
+            let (c1, c2) = (call(first, x, y, beta, cr), call(second, y, x, 1.0, cr));
+            strip_pair_packs(&self.inner, kernel, &c1, &c2)?
+        };
+        let Some([p1, p2]) = packs else {
+            self.gemm_shape_with(
+                GemmKernel::Auto,
+                first,
+                alpha,
+                Src::Buf(x),
+                Src::Buf(y),
+                beta,
+                c,
+            )?;
+            return self.gemm_shape_with(
+                GemmKernel::Auto,
+                second,
+                alpha,
+                Src::Buf(y),
+                Src::Buf(x),
+                1.0,
+                c,
+            );
+        };
+        for (s, (a, b), beta, (ap, bt)) in [(first, (x, y), beta, p1), (second, (y, x), 1.0, p2)] {
+            let cr: &Buffer = c;
+            let call = GemmCall {
+                s,
+                alpha,
+                a,
+                b,
+                beta,
+                c: cr,
+            };
+            let rect = call.rect();
+            if let Some(out) = strip_multiply(&self.inner, kernel, &call, ap, bt)? {
+                install(&self.inner, c, out, rect)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -16,7 +16,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Inner;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::{Gl, Program, Rect, Surface};
+use crate::gl::{Gl, GlBuffer, Program, Rect, Surface};
 
 /// One sgemm call in column-major form after the argument checks: what the passes read.
 #[derive(Clone, Copy)]
@@ -342,37 +342,106 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     merge_into_c(inner, call, merge, prods, |_, _| {})
 }
 
+/// The strip kernels' plan for a call under `kernel`.
+fn strip_plan(inner: &Inner, kernel: GemmKernel, s: &GemmShape) -> StripPlan {
+    let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
+    StripPlan::new(s, kernel.kernels().0.uniform_blocks as usize, align)
+}
+
+/// Size of the packed op(B) of the strip kernels (quads of texels of 4 columns, zero rows
+/// up to a multiple of 4 values of k).
+fn strip_bt_size(s: &GemmShape) -> (u32, u32) {
+    (
+        2 * s.n.div_ceil(16).max(1) as u32,
+        2 * s.k.next_multiple_of(4).max(1) as u32,
+    )
+}
+
+/// The twin pack of the strip kernels (image stores only): op(M) (`op` of `src`, `s.m x
+/// s.k`) read once, written as the uniform blocks of op(A) of `s` and as the quads of op(B)
+/// of a call whose op(B) is op(M)^T.
+fn strip_twin_pack(
+    inner: &Inner,
+    plan: &StripPlan,
+    s: &GemmShape,
+    src: &Buffer,
+    op: Operand,
+) -> Result<(GlBuffer, Surface)> {
+    let ap = inner.take_surface(plan.block_texels() as u32, plan.blocks() as u32)?;
+    let (w, h) = strip_bt_size(s);
+    let bt = inner.take_surface(w, h)?;
+    let strips = Place::Strips {
+        chunks: plan.chunks,
+    };
+    pack_image(
+        inner,
+        src,
+        op,
+        (s.m, s.k),
+        &[(&ap, strips), (&bt, Place::Quads)],
+    )?;
+    Ok((strip_blocks(inner, plan, ap)?, bt))
+}
+
+/// op(A)'s packed blocks (`ap`, which goes back to the pool) copied into one buffer of
+/// uniform blocks.
+fn strip_blocks(inner: &Inner, plan: &StripPlan, ap: Surface) -> Result<GlBuffer> {
+    let blocks = inner.take_block_buffer(plan.buffer_bytes())?;
+    inner.enter()?.copy_to_block_buffer(&ap, &blocks);
+    inner.give_surface(ap);
+    Ok(blocks)
+}
+
+/// Two strip-kernel products into the same window of C that read each other's operands
+/// transposed (ssyr2k: `first` op(X) op(Y)^T, `second` op(Y) op(X)^T): X and Y are each
+/// packed once for both, by twin packs. `None` where that does not apply (no image stores,
+/// a kernel other than the strip kernels, other operands); else the packed operands of each
+/// call, for [`strip_multiply`].
+pub(crate) fn strip_pair_packs(
+    inner: &Inner,
+    kernel: GemmKernel,
+    first: &GemmCall,
+    second: &GemmCall,
+) -> Result<Option<[(GlBuffer, Surface); 2]>> {
+    let (s1, s2) = (first.s, second.s);
+    let strip = matches!(
+        kernel,
+        GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8
+    );
+    let pair = strip
+        && inner.image_store_paths
+        && s1.m == s1.n
+        && (s1.m, s1.n, s1.k) == (s2.m, s2.n, s2.k)
+        && std::ptr::eq(first.a, second.b)
+        && std::ptr::eq(first.b, second.a)
+        && s1.a == by_columns(s2.b)
+        && s2.a == by_columns(s1.b);
+    if !pair {
+        return Ok(None);
+    }
+    let plan = strip_plan(inner, kernel, s1);
+    let (ap_x, bt_x) = strip_twin_pack(inner, &plan, s1, first.a, s1.a)?;
+    let (ap_y, bt_y) = strip_twin_pack(inner, &plan, s2, second.a, s2.a)?;
+    Ok(Some([(ap_x, bt_y), (ap_y, bt_x)]))
+}
+
 /// Strip path: pack op(A) into uniform blocks and op(B) into rows of 4 columns, multiply
 /// strip by strip (chunks of k after the first add by blending), merge into C.
 fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Option<Surface>> {
     let GemmCall { s, a, b, .. } = *call;
-    let (mul, merge) = kernel.kernels();
-    let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
-    let plan = StripPlan::new(s, mul.uniform_blocks as usize, align);
-
-    // A, strip by strip and chunk by chunk, copied into one buffer of uniform blocks.
+    let plan = strip_plan(inner, kernel, s);
+    // op(A), strip by strip and chunk by chunk (copied into uniform blocks by
+    // strip_multiply); op(B) by columns, in texels of 4: texel (j, l) = op(B)(l, 4j..4j+3).
+    // Where op(B) is op(A)^T (ssyrk), the packs read the same texels: one pass writes both.
+    if inner.image_store_paths && std::ptr::eq(a, b) && s.m == s.n && s.a == by_columns(s.b) {
+        let (blocks, bt) = strip_twin_pack(inner, &plan, s, a, s.a)?;
+        return strip_multiply(inner, kernel, call, blocks, bt);
+    }
     let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
-    let strips = Place::Strips {
-        chunks: plan.chunks,
-    };
-    // op(B) by columns, in texels of 4: texel (j, l) = op(B)(l, 4j..4j+3), with zero rows
-    // up to a multiple of 4 (the kernel steps k by 4). Where op(B) is op(A)^T (ssyrk), the
-    // packs read the same texels: one pass writes both.
-    let bt_size = (
-        2 * s.n.div_ceil(16).max(1) as u32,
-        2 * s.k.next_multiple_of(4).max(1) as u32,
-    );
-    let twin =
-        inner.image_store_paths && std::ptr::eq(a, b) && s.m == s.n && s.a == by_columns(s.b);
-    let mut bt = None;
-    let ap = if twin {
-        let ap = inner.take_surface(w, h)?;
-        let both = inner.take_surface(bt_size.0, bt_size.1)?;
-        let outs = [(&ap, strips), (&both, Place::Quads)];
-        pack_image(inner, a, s.a, (s.m, s.k), &outs)?;
-        bt = Some(both);
-        ap
-    } else if inner.image_store_paths {
+    let ap = if inner.image_store_paths {
+        let strips = Place::Strips {
+            chunks: plan.chunks,
+        };
         pack_sized(inner, a, s.a, (s.m, s.k), (w, h), strips)?
     } else {
         let prog = inner.program(&GEMM_PACK_STRIP)?;
@@ -389,15 +458,25 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         gl.draw(&[&ap], w, h);
         ap
     };
-    let blocks = inner.take_block_buffer(plan.buffer_bytes())?;
-    let gl = inner.enter()?;
-    gl.copy_to_block_buffer(&ap, &blocks);
-    inner.give_surface(ap);
+    let blocks = strip_blocks(inner, &plan, ap)?;
+    let bt_size = strip_bt_size(s);
+    let bt = pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?;
+    strip_multiply(inner, kernel, call, blocks, bt)
+}
 
-    let bt = match bt {
-        Some(bt) => bt,
-        None => pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?,
-    };
+/// The strip kernels' multiply and merge on packed operands (`blocks` op(A)'s uniform
+/// blocks, `bt` op(B)'s quads; both go back to the pool): `None` where the merge wrote C in
+/// place, else C's new texture for `install`.
+pub(crate) fn strip_multiply(
+    inner: &Inner,
+    kernel: GemmKernel,
+    call: &GemmCall,
+    blocks: GlBuffer,
+    bt: Surface,
+) -> Result<Option<Surface>> {
+    let s = call.s;
+    let (mul, merge) = kernel.kernels();
+    let plan = strip_plan(inner, kernel, s);
 
     let mut prods = Vec::with_capacity(8);
     for _ in 0..8 {
