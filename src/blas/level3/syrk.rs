@@ -129,24 +129,6 @@ impl SyrkCall {
         Ok(())
     }
 
-    /// op(X) rows `r0..` as an sgemm operand (`x` stored with leading dimension `ld`).
-    fn rows_of(&self, r0: usize, ld: usize) -> Operand {
-        if self.trans {
-            Operand::at(r0 * ld, ld, true)
-        } else {
-            Operand::at(r0, ld, false)
-        }
-    }
-
-    /// op(X)^T columns `j0..` as an sgemm operand.
-    fn cols_of_transpose(&self, j0: usize, ld: usize) -> Operand {
-        if self.trans {
-            Operand::at(j0 * ld, ld, false)
-        } else {
-            Operand::at(j0, ld, true)
-        }
-    }
-
     /// The window of C the call updates: its `uplo` triangle.
     fn window(&self) -> Window {
         if self.uplo == Uplo::Upper {
@@ -160,7 +142,11 @@ impl SyrkCall {
     /// dimensions `ldx`, `ldy`).
     fn product(&self, ldx: usize, ldy: usize) -> GemmShape {
         let (n, k) = (self.n, self.k);
-        let (x, y) = (self.rows_of(0, ldx), self.cols_of_transpose(0, ldy));
+        // op(X) as stored (A^T when trans), op(Y)^T the other way round.
+        let (x, y) = (
+            Operand::at(0, ldx, self.trans),
+            Operand::at(0, ldy, !self.trans),
+        );
         GemmShape::block((n, n, k), x, y, self.ldc, 0, self.window())
     }
 

@@ -41,11 +41,11 @@ static GEMM_MERGE_MRT4: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
 static GEMM_MERGE_MRT8: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
     .defines("#define COLS 8")
     .header(WINDOW_GLSL);
-/// Reorder pass through image stores, 8 texels a fragment: any of the packed layouts
-/// (GPUs with GL 4.3 / GLES 3.1, where the rendered packs are bound by the fragment rate).
 /// Texels of the packed layout each fragment of `gemm_pack_image.frag` writes (`PER` in its
 /// defines).
 pub(crate) const PACK_TEXELS: usize = 2;
+/// Reorder pass through image stores, [`PACK_TEXELS`] texels a fragment: any of the packed
+/// layouts, into one texture or two at once (GPUs with GL 4.3 / GLES 3.1).
 pub(crate) static GEMM_PACK_IMAGE: Kernel = crate::kernel!("level3/gemm_pack_image.frag")
     .defines("#define KC 2048\n#define BAND 8\n#define PER 2")
     .image_stores();

@@ -227,26 +227,13 @@ impl Context {
             strip_pair_packs(&self.inner, kernel, &c1, &c2)?
         };
         let Some([p1, p2]) = packs else {
-            self.gemm_shape_with(
-                GemmKernel::Auto,
-                first,
-                alpha,
-                Src::Buf(x),
-                Src::Buf(y),
-                beta,
-                c,
-            )?;
-            return self.gemm_shape_with(
-                GemmKernel::Auto,
-                second,
-                alpha,
-                Src::Buf(y),
-                Src::Buf(x),
-                1.0,
-                c,
-            );
+            let (x, y) = (Src::Buf(x), Src::Buf(y));
+            self.gemm_shape_with(GemmKernel::Auto, first, alpha, x, y, beta, c)?;
+            return self.gemm_shape_with(GemmKernel::Auto, second, alpha, y, x, 1.0, c);
         };
-        for (s, (a, b), beta, (ap, bt)) in [(first, (x, y), beta, p1), (second, (y, x), 1.0, p2)] {
+        for (s, (a, b), beta, (blocks, bt)) in
+            [(first, (x, y), beta, p1), (second, (y, x), 1.0, p2)]
+        {
             let cr: &Buffer = c;
             let call = GemmCall {
                 s,
@@ -257,7 +244,7 @@ impl Context {
                 c: cr,
             };
             let rect = call.rect();
-            if let Some(out) = strip_multiply(&self.inner, kernel, &call, ap, bt)? {
+            if let Some(out) = strip_multiply(&self.inner, kernel, &call, blocks, bt)? {
                 install(&self.inner, c, out, rect)?;
             }
         }

@@ -147,26 +147,22 @@ impl Place {
 
 /// Reorder pass: packs op(M) (rows x cols of the operand `op`: stored from `op.off` with
 /// `op.ld`, transposed if `op.trans`) into a `ceil(rows/4)` x `height` texture, zero-padded.
-#[allow(clippy::too_many_arguments)]
 fn pack(
     inner: &Inner,
     src: &Buffer,
     op: Operand,
-    rows: usize,
-    cols: usize,
+    (rows, cols): (usize, usize),
     height: usize,
-    quads: bool,
 ) -> Result<Surface> {
-    let (w, h, place) = if quads {
-        (
-            2 * rows.div_ceil(16).max(1),
-            2 * height.max(1),
-            Place::Quads,
-        )
-    } else {
-        (rows.div_ceil(4).max(1), height.max(1), Place::Plain)
-    };
-    pack_sized(inner, src, op, (rows, cols), (w as u32, h as u32), place)
+    let (w, h) = (rows.div_ceil(4).max(1), height.max(1));
+    pack_sized(
+        inner,
+        src,
+        op,
+        (rows, cols),
+        (w as u32, h as u32),
+        Place::Plain,
+    )
 }
 
 /// [`pack`] into a `w` x `h` texture (at least the size `pack` gives; texels past the
@@ -253,14 +249,13 @@ fn pack_image(
 
 /// The merge pass every packed path ends with: `merge` reads the product textures
 /// `prods` (uniform names and surfaces, on texture units 0, 1, ...) and C (on the next unit),
-/// `extra` sets the pass's own uniforms, and alpha*product + beta*C lands in a new texture
-/// shaped like C's. The product textures go back to the pool.
+/// and alpha*product + beta*C lands in a new texture shaped like C's. The product textures
+/// go back to the pool.
 fn merge_into_c(
     inner: &Inner,
     call: &GemmCall,
     merge: Option<&'static Kernel>,
     prods: Vec<(&'static str, Surface)>,
-    extra: impl FnOnce(&Gl, &Program),
 ) -> Result<Surface> {
     let prog = inner.program(merge.expect("the packed kernels have a merge pass"))?;
     let cl = call.c.layout();
@@ -271,7 +266,6 @@ fn merge_into_c(
         gl.set_texture(&prog, name, i as u32, p);
     }
     call.c.bind(gl, &prog, prods.len() as u32, "c", "c_width");
-    extra(gl, &prog);
     set_update_uniforms(gl, &prog, call.s, call.alpha, call.beta);
     gl.draw_rects(&[&out], &[call.rect()], |_| {});
     for (_, p) in prods {
@@ -295,8 +289,8 @@ fn by_columns(op: Operand) -> Operand {
 fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
     let GemmCall { s, a, b, .. } = *call;
     let (mb, kb) = (s.m.div_ceil(4), s.k.div_ceil(4));
-    let ap = pack(inner, a, s.a, s.m, s.k, 4 * kb, false)?;
-    let bp = pack(inner, b, s.b, s.k, s.n, s.n, false)?;
+    let ap = pack(inner, a, s.a, (s.m, s.k), 4 * kb)?;
+    let bp = pack(inner, b, s.b, (s.k, s.n), s.n)?;
     let prod = inner.take_surface(mb as u32, s.n as u32)?;
     let (mul, merge) = GemmKernel::Vec4.kernels();
     let prog = inner.program(mul)?;
@@ -310,7 +304,7 @@ fn vec4_passes(inner: &Inner, call: &GemmCall) -> Result<Surface> {
     inner.give_surface(ap);
     inner.give_surface(bp);
 
-    merge_into_c(inner, call, merge, vec![("prod", prod)], |_, _| {})
+    merge_into_c(inner, call, merge, vec![("prod", prod)])
 }
 
 /// Register-tiled path (`kernel` Mrt4 or Mrt8): pack op(A) and op(B), multiply into `cols`
@@ -320,8 +314,8 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     let (mul, merge) = kernel.kernels();
     let cols = mul.draw_buffers as usize;
     let (mb, kb, nb) = (s.m.div_ceil(4), s.k.div_ceil(4), s.n.div_ceil(cols));
-    let ap = pack(inner, a, s.a, s.m, s.k, 4 * kb, false)?;
-    let bp = pack(inner, b, s.b, s.k, s.n, s.n, false)?;
+    let ap = pack(inner, a, s.a, (s.m, s.k), 4 * kb)?;
+    let bp = pack(inner, b, s.b, (s.k, s.n), s.n)?;
     let mut prods = Vec::with_capacity(cols);
     for _ in 0..cols {
         prods.push(inner.take_surface(mb as u32, nb as u32)?);
@@ -339,7 +333,7 @@ fn mrt_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Surf
     inner.give_surface(bp);
 
     let prods = PRODUCTS.into_iter().zip(prods).collect();
-    merge_into_c(inner, call, merge, prods, |_, _| {})
+    merge_into_c(inner, call, merge, prods)
 }
 
 /// The strip kernels' plan for a call under `kernel`.
@@ -355,6 +349,12 @@ fn strip_bt_size(s: &GemmShape) -> (u32, u32) {
         2 * s.n.div_ceil(16).max(1) as u32,
         2 * s.k.next_multiple_of(4).max(1) as u32,
     )
+}
+
+/// Whether operand `x` (a buffer and how an sgemm reads it) is operand `y` transposed: the
+/// same buffer, read the other way, so that one twin pack serves both.
+fn reads_transposed((xb, xo): (&Buffer, Operand), (yb, yo): (&Buffer, Operand)) -> bool {
+    std::ptr::eq(xb, yb) && xo == by_columns(yo)
 }
 
 /// The twin pack of the strip kernels (image stores only): op(M) (`op` of `src`, `s.m x
@@ -412,10 +412,8 @@ pub(crate) fn strip_pair_packs(
         && inner.image_store_paths
         && s1.m == s1.n
         && (s1.m, s1.n, s1.k) == (s2.m, s2.n, s2.k)
-        && std::ptr::eq(first.a, second.b)
-        && std::ptr::eq(first.b, second.a)
-        && s1.a == by_columns(s2.b)
-        && s2.a == by_columns(s1.b);
+        && reads_transposed((first.a, s1.a), (second.b, s2.b))
+        && reads_transposed((second.a, s2.a), (first.b, s1.b));
     if !pair {
         return Ok(None);
     }
@@ -433,7 +431,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     // op(A), strip by strip and chunk by chunk (copied into uniform blocks by
     // strip_multiply); op(B) by columns, in texels of 4: texel (j, l) = op(B)(l, 4j..4j+3).
     // Where op(B) is op(A)^T (ssyrk), the packs read the same texels: one pass writes both.
-    if inner.image_store_paths && std::ptr::eq(a, b) && s.m == s.n && s.a == by_columns(s.b) {
+    if inner.image_store_paths && s.m == s.n && reads_transposed((a, s.a), (b, s.b)) {
         let (blocks, bt) = strip_twin_pack(inner, &plan, s, a, s.a)?;
         return strip_multiply(inner, kernel, call, blocks, bt);
     }
@@ -571,7 +569,7 @@ pub(crate) fn strip_multiply(
         return Ok(None);
     }
     let prods = PRODUCTS.into_iter().zip(prods).collect();
-    merge_into_c(inner, call, merge, prods, |_, _| {}).map(Some)
+    merge_into_c(inner, call, merge, prods).map(Some)
 }
 
 /// Tile path (`kernel` Tile8 or Tile16): pack op(A) into a storage buffer and op(B) into
@@ -614,7 +612,7 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     inner.give_surface(bt);
     inner.give_block_buffer(a_buf);
 
-    merge_into_c(inner, call, merge, vec![("prod", prod)], |_, _| {})
+    merge_into_c(inner, call, merge, vec![("prod", prod)])
 }
 
 /// `alpha*op(A)*op(B) + beta*C` of `call` with `kernel` (one that runs the shape): either
