@@ -255,12 +255,12 @@ fn sgemm(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> {
 /// The level-2 products and rank updates at 1024 and 4096 (sgemv at 16384 too) and the band
 /// routines at 2^16 with k = 64, the table's sizes.
 fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> {
-    for n in [1024usize, 4096, 16384] {
+    for n in [1024usize, 2048, 4096, 16384] {
         let ni = n as i32;
         let big = n > 4096;
         let cases = [
             "sgemv N", "sgemv T", "ssymv", "strmv", "sspmv", "stpmv", "stpmv T", "sger", "ssyr",
-            "sspr",
+            "sspr", "ssyr2", "sspr2",
         ];
         if !cases.iter().any(|c| wanted(&format!("{c} {n}"))) {
             continue;
@@ -305,6 +305,8 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                 }
                 "sger" => ctx.sger(ColMajor, ni, ni, 1e-3, &x, 1, &y, 1, &mut b, ni),
                 "ssyr" => ctx.ssyr(ColMajor, lo, ni, 1e-3, &x, 1, &mut b, ni),
+                "ssyr2" => ctx.ssyr2(ColMajor, lo, ni, 1e-3, &x, 1, &y, 1, &mut b, ni),
+                "sspr2" => ctx.sspr2(ColMajor, lo, ni, 1e-3, &x, 1, &y, 1, &mut app),
                 _ => ctx.sspr(ColMajor, lo, ni, 1e-3, &x, 1, &mut app),
             })?;
         }

@@ -383,6 +383,55 @@ fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
             }
         }
     }
+    // sspr and sspr2 on the same vectors: the packed columns 2 and 5 keep their bits. In
+    // place, a column whose factor is 0 still has its last texel's later lanes updated by
+    // its fragment (they belong to the next columns), so the columns around them change.
+    let ap: Vec<f32> = (0..n * (n + 1) / 2).map(|i| i as f32 * 0.5 - 4.0).collect();
+    for ctx in both_paths() {
+        for uplo in UPLOS {
+            let col = |j: usize| match uplo {
+                Uplo::Upper => j * (j + 1) / 2..(j + 1) * (j + 2) / 2,
+                Uplo::Lower => j * (2 * n - j + 1) / 2..(j + 1) * (2 * n - j) / 2,
+            };
+            for two in [false, true] {
+                let (mut want, mut got) = (ap.clone(), ap.clone());
+                if two {
+                    cpu2::sspr2(
+                        Layout::ColMajor,
+                        uplo,
+                        n as i32,
+                        0.5,
+                        &x,
+                        1,
+                        &y,
+                        1,
+                        &mut want,
+                    );
+                    cblas::sspr2(
+                        &ctx,
+                        Layout::ColMajor,
+                        uplo,
+                        n as i32,
+                        0.5,
+                        &x,
+                        1,
+                        &y,
+                        1,
+                        &mut got,
+                    )
+                    .unwrap();
+                } else {
+                    cpu2::sspr(Layout::ColMajor, uplo, n as i32, 0.5, &x, 1, &mut want);
+                    cblas::sspr(&ctx, Layout::ColMajor, uplo, n as i32, 0.5, &x, 1, &mut got)
+                        .unwrap();
+                }
+                for j in [2, 5] {
+                    assert_eq!(&got[col(j)], &ap[col(j)], "column {j}");
+                }
+                assert_same_slices(if two { "sspr2" } else { "sspr" }, &got, &want);
+            }
+        }
+    }
     let mut untouched = a0;
     cblas::sger(
         &ctx,

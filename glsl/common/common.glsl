@@ -16,6 +16,12 @@ ivec2 texel_pos(int t, int w) {
     return ivec2(t % w, t / w);
 }
 
+// texel_pos without a division while t lies in the first row (a vector's texture often has
+// only one).
+ivec2 texel_pos_near(int t, int w) {
+    return t < w ? ivec2(t, 0) : texel_pos(t, w);
+}
+
 // The position `d` texels further on in a texture `w` wide, d given as (d % w, d / w): a
 // loop steps its positions by addition, not a division a step.
 ivec2 advance(ivec2 p, ivec2 d, int w) {
@@ -51,6 +57,11 @@ vec4 load_texel(sampler2D s, int width, int t) {
 
 float load_elem(sampler2D s, int width, int e) {
     return load_texel(s, width, e >> 2)[e & 3];
+}
+
+// load_elem without a division while element e lies in the texture's first row.
+float load_elem_near(sampler2D s, int width, int e) {
+    return texelFetch(s, texel_pos_near(e >> 2, width), 0)[e & 3];
 }
 
 // Element (r, c) of op(M), where M is stored column-major from element off with leading

@@ -31,41 +31,15 @@ uniform int incy;
 uniform int x_last;      // the last texels of x and y
 uniform int y_last;
 
-// j(j+1)/2, unsigned (a packed matrix of more than 46340 columns passes 2^31).
-uint tri(uint j) {
-    return j * (j + 1u) / 2u;
-}
-
-// The column of element e of an upper packed triangle: the j with tri(j) <= e < tri(j+1).
-uint packed_column(uint e) {
-    uint j = uint((sqrt(8.0 * float(e) + 1.0) - 1.0) * 0.5);
-    while (tri(j + 1u) <= e) {
-        j += 1u;
-    }
-    while (tri(j) > e) {
-        j -= 1u;
-    }
-    return j;
-}
-
 // (i, j) of storage element e, and whether it is an element the update touches.
 bool locate(int e, out int i, out int j) {
     if (e >= span) {
         return false;
     }
     if (is_packed != 0) {
-        uint n = uint(cols);
-        if (upper != 0) {
-            uint c = packed_column(uint(e));
-            j = int(c);
-            i = e - int(tri(c));
-        } else {
-            // Read backwards, a lower packed triangle is an upper one of the reversed matrix.
-            uint r = tri(n) - 1u - uint(e);
-            uint c = packed_column(r);
-            j = int(n - 1u - c);
-            i = int(n - 1u - (r - tri(c)));
-        }
+        bool up = upper != 0;
+        j = packed_col_of(uint(e), cols, up);
+        i = (up ? 0 : j) + int(uint(e) - packed_col_start(j, cols, up));
         return true;
     }
     j = e / lda;

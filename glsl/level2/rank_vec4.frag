@@ -46,11 +46,11 @@ vec4 updated(vec4 v, int r, int j, vec4 xv, vec4 yv, float xj, float yj) {
 }
 
 float x_at(int j) {
-    return load_elem(x, x_width, elem_pos(j, rows, incx));
+    return load_elem_near(x, x_width, elem_pos(j, rows, incx));
 }
 
 float y_at(int j) {
-    return load_elem(y, y_width, elem_pos(j, kind == 0 ? cols : rows, incy));
+    return load_elem_near(y, y_width, elem_pos(j, kind == 0 ? cols : rows, incy));
 }
 
 // Whether column j changes at all, with its factors.
@@ -93,11 +93,6 @@ uniform ivec2 step_a;
 uniform ivec2 step_x;
 uniform ivec2 step_y;
 
-// Texel t of a vector `w` texels wide: no division while t lies in the first row.
-ivec2 vector_pos(int t, int w) {
-    return t < w ? ivec2(t, 0) : texel_pos(t, w);
-}
-
 void main() {
     // Fragment q of column j updates texels r = q + k*per_col, k < per: at each step
     // neighbouring fragments touch neighbouring texels (stores coalesce; runs of `per`
@@ -127,8 +122,8 @@ void main() {
     int r = q + k0 * per_col;
     int ld4 = lda >> 2;
     ivec2 c = texel_pos(r + j * ld4, a_width);
-    ivec2 xc = vector_pos(r, x_width);
-    ivec2 yc = vector_pos(r, y_width);
+    ivec2 xc = texel_pos_near(r, x_width);
+    ivec2 yc = texel_pos_near(r, y_width);
     bool unit_x = incx == 1;
     bool unit_y = incy == 1;
     for (int k = k0; k < k1; ++k) {

@@ -45,11 +45,20 @@ pub(crate) fn vec4_texels_per_fragment(col_texels: usize) -> usize {
         .max(VEC4_MIN_TEXELS_PER_FRAGMENT)
 }
 
+/// Where a packed triangle's elements lie (`glsl/level2/packed.glsl`).
+const PACKED_GLSL: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/glsl/level2/packed.glsl"
+));
+
 /// Rendered: one texel of A per fragment.
-static RANK: Kernel = crate::kernel!("level2/rank.frag").defines("#define IMAGE 0");
+static RANK: Kernel = crate::kernel!("level2/rank.frag")
+    .defines("#define IMAGE 0")
+    .header(PACKED_GLSL);
 /// In place through image stores, [`IMAGE_TEXELS_PER_FRAGMENT`] texels per fragment.
 static RANK_IMAGE: Kernel = crate::kernel!("level2/rank.frag")
     .defines("#define IMAGE 1\n#define PER 8")
+    .header(PACKED_GLSL)
     .image_stores();
 
 /// Full storage with `lda % 4 == 0`, rendered: one vec4 texel of A per fragment.
@@ -60,8 +69,24 @@ static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
     .defines("#define IMAGE 1")
     .image_stores();
 
+/// A packed triangle (sspr, sspr2), in place: [`packed_texels_per_fragment`] texels a
+/// fragment.
+static RANK_PACKED_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .header(PACKED_GLSL)
+    .image_stores();
+
+/// The shifted copies of x (and y) the packed kernel reads ([`RankCall::shifted_copies`]).
+static SHIFTED: Kernel = crate::kernel!("level2/shifted.frag");
+
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 4] = [&RANK, &RANK_IMAGE, &RANK_VEC4, &RANK_VEC4_IMAGE];
+pub(crate) const KERNELS: [&Kernel; 6] = [
+    &SHIFTED,
+    &RANK,
+    &RANK_IMAGE,
+    &RANK_VEC4,
+    &RANK_VEC4_IMAGE,
+    &RANK_PACKED_IMAGE,
+];
 
 /// Which update (`kind` in the kernel).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,6 +247,10 @@ impl RankCall {
         let inner = &ctx.inner;
         let in_place = inner.image_store_paths;
         let vec4 = matches!(self.a.storage, Storage::Full { lda } if lda.is_multiple_of(4));
+        let packed = matches!(self.a.storage, Storage::Packed);
+        if packed && in_place {
+            return self.packed_pass(ctx, alpha, (x, incx), (y, incy), a);
+        }
         let prog = inner.program(match (vec4, in_place) {
             (false, false) => &RANK,
             (false, true) => &RANK_IMAGE,
@@ -305,6 +334,99 @@ impl RankCall {
         }
         Ok(())
     }
+}
+
+impl RankCall {
+    /// sspr / sspr2 in place (`glsl/level2/rank_packed.frag`): fragment (x, y) updates the
+    /// texels (x + k*grid_width, y), k < per, of A's texture, following the triangle's
+    /// columns as it goes.
+    fn packed_pass(
+        &self,
+        ctx: &Context,
+        alpha: f32,
+        (x, incx): (&Buffer, i32),
+        (y, incy): (&Buffer, i32),
+        a: &mut Buffer,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let xs = self.shifted_copies(ctx, (x, incx), (y, incy))?;
+        let prog = inner.program(&RANK_PACKED_IMAGE)?;
+        let l = a.layout();
+        let span = self.a.span();
+        let texels = span.div_ceil(4);
+        let per = packed_texels_per_fragment(texels, l.width as usize);
+        let gw = (l.width as usize).div_ceil(per) as u32;
+        let gh = texels.div_ceil(l.width as usize) as u32;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        a.bind(gl, &prog, 0, "a", "a_width");
+        xs.bind(gl, &prog, 1, "xs", "xs_width");
+        gl.set_i32(&prog, "m", shifted_copy_texels(self.a.cols) as i32);
+        gl.set_i32(&prog, "cols", self.a.cols as i32);
+        gl.set_i32(&prog, "upper", self.a.shape.upper() as i32);
+        gl.set_i32(&prog, "kind", self.rank as i32);
+        gl.set_i32(&prog, "span", span as i32);
+        gl.set_f32(&prog, "alpha", alpha);
+        gl.set_i32(&prog, "per", per as i32);
+        gl.set_i32(&prog, "grid_width", gw as i32);
+        gl.draw_image_stores(&[a.surface()], gw, gh);
+        Ok(())
+    }
+
+    /// x's four shifted copies, then y's for sspr2 (`glsl/level2/shifted.frag`): copy s
+    /// holds elements 4q+s..4q+s+3 in its texel q, so that the packed kernel reads any four
+    /// consecutive rows of a column in one fetch (two texels of x otherwise, which bound it).
+    fn shifted_copies(
+        &self,
+        ctx: &Context,
+        (x, incx): (&Buffer, i32),
+        (y, incy): (&Buffer, i32),
+    ) -> Result<Buffer> {
+        let inner = &ctx.inner;
+        let n = self.a.cols;
+        let m = shifted_copy_texels(n);
+        let vectors = if self.rank == Rank::Two { 2 } else { 1 };
+        let len = 16 * m * vectors;
+        let l = inner.layout(len)?;
+        let xs = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, len)?;
+        let prog = inner.program(&SHIFTED)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        x.bind(gl, &prog, 0, "x", "x_width");
+        y.bind(gl, &prog, 1, "y", "y_width");
+        gl.set_i32(&prog, "incx", incx);
+        gl.set_i32(&prog, "incy", incy);
+        gl.set_i32(&prog, "n", n as i32);
+        gl.set_i32(&prog, "m", m as i32);
+        gl.set_i32(&prog, "vectors", vectors as i32);
+        gl.set_i32(&prog, "out_width", l.width as i32);
+        gl.draw(&[xs.surface()], l.width, l.height);
+        Ok(xs)
+    }
+}
+
+/// Texels of one shifted copy of an n-vector: the last texel a run of four rows can start in
+/// (element n - 4's) and its neighbour, with room for n < 4.
+fn shifted_copy_texels(n: usize) -> usize {
+    n.div_ceil(4) + 1
+}
+
+/// The most texels a fragment of the in-place packed kernel updates.
+const PACKED_MAX_TEXELS_PER_FRAGMENT: usize = 64;
+
+/// Fragments the in-place packed kernel aims at. Few and long wins: a fragment steps
+/// `4 * width / per` elements, and a step that crosses a column fetches its factors. On the
+/// H100 (session 19) sspr 1024 took 84, 69 and 104 us with 8, 32 and 64 texels a fragment
+/// (32768, 4096 and 2048 here); 2048 and 4096 the same with 64.
+const PACKED_FRAGMENTS: usize = 4096;
+
+/// Texels each fragment of the in-place packed kernel updates, for an array of `texels`
+/// texels in a texture `width` wide: about [`PACKED_FRAGMENTS`] fragments, 8 to
+/// [`PACKED_MAX_TEXELS_PER_FRAGMENT`] texels each, at most a row.
+pub(crate) fn packed_texels_per_fragment(texels: usize, width: usize) -> usize {
+    (texels / PACKED_FRAGMENTS)
+        .clamp(8, PACKED_MAX_TEXELS_PER_FRAGMENT)
+        .min(width.max(1))
 }
 
 impl Context {
@@ -467,6 +589,25 @@ impl Context {
 mod tests {
     use super::*;
     use crate::error::Error;
+
+    #[test]
+    fn packed_runs_fit_the_row() {
+        // A fragment's texels x + k*ceil(width / per) stay in its row and cover it.
+        for (texels, width) in [
+            (1, 1),
+            (14, 14),
+            (131_328, 8192),
+            (2_098_176, 8192),
+            (100, 16),
+        ] {
+            let per = packed_texels_per_fragment(texels, width);
+            assert!((1..=PACKED_MAX_TEXELS_PER_FRAGMENT).contains(&per));
+            assert!(per <= width);
+            assert!(width.div_ceil(per) * per >= width);
+        }
+        assert_eq!(packed_texels_per_fragment(2_098_176, 8192), 64);
+        assert_eq!(packed_texels_per_fragment(131_328, 8192), 32);
+    }
 
     #[test]
     fn in_place_fragments_cover_each_column_once() {

@@ -1,0 +1,153 @@
+// Rank-1 and rank-2 updates of a triangle in packed storage (kinds 1 and 2 of rank.frag:
+// sspr, sspr2), in place through image stores, after packed.glsl.
+//
+// Fragment (gx, gy) updates the texels (gx + k*grid_width, gy), k < per, of A's texture:
+// at each step the fragments of a warp store a small 2D block of neighbouring texels, as
+// level 1's in-place passes do (on the H100, runs down each column of the triangle instead,
+// which touch one texture row at a time, ran at a third of this rate). A fragment locates
+// its first texel's column once (a square root) and then follows the columns as its
+// texels advance, 4*grid_width elements a step. A texel wholly inside one column is updated
+// as a vector: its rows i..i+3 of x (and y) are one fetch from x's (y's) shifted copies
+// (shifted.frag; copy i & 3 holds them in texel i >> 2), with the column's factor, fetched
+// one column ahead. A texel where a column ends is updated lane by lane, each lane with
+// its own column's factor. As in
+// reference BLAS a column whose factors are all 0 keeps its elements (a NaN or Inf of x
+// does not reach it): temp = alpha*x_j (and alpha*y_j), then A(i,j) + x_i*temp
+// [+ y_i*temp2] in reference's order. Lanes past the array keep their bits.
+uniform sampler2D a;
+uniform int a_width;
+uniform int cols;        // n
+uniform int upper;
+uniform int kind;        // 1: A += alpha x x^T; 2: A += alpha (x y^T + y x^T)
+uniform int span;        // n(n+1)/2 elements
+uniform float alpha;
+uniform sampler2D xs;    // x's four shifted copies, then y's, m texels each
+uniform int xs_width;
+uniform int m;
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
+uniform int per;         // texels a fragment
+uniform int grid_width;  // ceil(a_width / per)
+
+// The first element of column j.
+uint col_start(int j) {
+    return packed_col_start(j, cols, upper != 0);
+}
+
+int col_len(int j) {
+    return upper != 0 ? j + 1 : cols - j;
+}
+
+int first_row(int j) {
+    return upper != 0 ? 0 : j;
+}
+
+// Logical element i of x (of y): copy 0 holds the vector in order.
+float x_at(int i) {
+    return load_elem_near(xs, xs_width, i);
+}
+
+float y_at(int i) {
+    return load_elem_near(xs, xs_width, 16 * m + i);
+}
+
+// Rows i..i+3 of x (of y, base 4m).
+vec4 rows4(int base, int i) {
+    return texelFetch(xs, texel_pos_near(base + (i & 3) * m + (i >> 2), xs_width), 0);
+}
+
+// Whether column j changes at all, with its factors x_j (and y_j).
+bool column_factors(int j, out float xj, out float yj) {
+    xj = x_at(j);
+    if (kind == 1) {
+        yj = 0.0;
+        return xj != 0.0;
+    }
+    yj = y_at(j);
+    return xj != 0.0 || yj != 0.0;
+}
+
+// Reference's update of elements whose rows hold xv (and yv) in a column of factors xj, yj.
+vec4 updated(vec4 v, vec4 xv, vec4 yv, float xj, float yj) {
+    if (kind == 1) {
+        return v + xv * (alpha * xj);
+    }
+    return v + xv * (alpha * yj) + yv * (alpha * xj);
+}
+
+// The texel of elements e..e+3, lane by lane: e lies in column j (elements [e0, e1),
+// factors xj, yj, live whether they are not all 0), later lanes may lie in the columns
+// after it.
+vec4 lanes_updated(vec4 v, uint e, int j, uint e0, uint e1, bool live, float xj, float yj) {
+    for (int l = 0; l < 4; ++l, ++e) {
+        if (e >= uint(span)) {
+            break;
+        }
+        while (e >= e1) {
+            j += 1;
+            e0 = e1;
+            e1 += uint(col_len(j));
+            live = column_factors(j, xj, yj);
+        }
+        if (live) {
+            int i = first_row(j) + int(e - e0);
+            float xi = x_at(i);
+            float yi = kind == 2 ? y_at(i) : 0.0;
+            v[l] = updated(vec4(v[l]), vec4(xi), vec4(yi), xj, yj).x;
+        }
+    }
+    return v;
+}
+
+void main() {
+    ivec2 c = ivec2(gl_FragCoord.xy);
+    uint e = 4u * uint(c.y * a_width + c.x);
+    if (e >= uint(span)) {
+        return;
+    }
+    int j = packed_col_of(e, cols, upper != 0);
+    uint e0 = col_start(j);
+    uint e1 = e0 + uint(col_len(j));
+    float xj;
+    float yj;
+    bool live = column_factors(j, xj, yj);
+    // The next column's factors, fetched before they are needed (a crossing then does not
+    // wait for a fetch).
+    float nx = 0.0;
+    float ny = 0.0;
+    bool next_live = j + 1 < cols && column_factors(j + 1, nx, ny);
+    uint step = 4u * uint(grid_width);
+    for (int k = 0; k < per; ++k) {
+        if (c.x >= a_width || e >= uint(span)) {
+            break;
+        }
+        if (e + 3u < e1) {
+            if (live) {
+                int i = first_row(j) + int(e - e0);
+                vec4 xv = rows4(0, i);
+                vec4 yv = kind == 2 ? rows4(4 * m, i) : vec4(0.0);
+                imageStore(a_out, c, updated(texelFetch(a, c, 0), xv, yv, xj, yj));
+            }
+        } else {
+            imageStore(a_out, c, lanes_updated(texelFetch(a, c, 0), e, j, e0, e1, live, xj, yj));
+        }
+        c.x += grid_width;
+        e += step;
+        if (e >= e1 && e < uint(span)) {
+            int j0 = j;
+            while (e >= e1) {
+                j += 1;
+                e0 = e1;
+                e1 += uint(col_len(j));
+            }
+            if (j == j0 + 1) {
+                xj = nx;
+                yj = ny;
+                live = next_live;
+            } else {
+                live = column_factors(j, xj, yj);
+            }
+            next_live = j + 1 < cols && column_factors(j + 1, nx, ny);
+        }
+    }
+}
