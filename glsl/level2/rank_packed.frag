@@ -22,7 +22,7 @@ uniform int kind;        // 1: A += alpha x x^T; 2: A += alpha (x y^T + y x^T)
 uniform int span;        // n(n+1)/2 elements
 uniform float alpha;
 uniform sampler2D xs;    // x's four shifted copies, then y's, m texels each
-uniform int xs_width;
+uniform int xs_shift;   // log2 of the copies' texture width (a power of 2)
 uniform int m;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
@@ -42,18 +42,23 @@ int first_row(int j) {
     return upper != 0 ? 0 : j;
 }
 
+// Texel t of the copies.
+vec4 xs_texel(int t) {
+    return texelFetch(xs, ivec2(t & ((1 << xs_shift) - 1), t >> xs_shift), 0);
+}
+
 // Logical element i of x (of y): copy 0 holds the vector in order.
 float x_at(int i) {
-    return load_elem_near(xs, xs_width, i);
+    return xs_texel(i >> 2)[i & 3];
 }
 
 float y_at(int i) {
-    return load_elem_near(xs, xs_width, 16 * m + i);
+    return xs_texel(4 * m + (i >> 2))[i & 3];
 }
 
 // Rows i..i+3 of x (of y, base 4m).
 vec4 rows4(int base, int i) {
-    return texelFetch(xs, texel_pos_near(base + (i & 3) * m + (i >> 2), xs_width), 0);
+    return xs_texel(base + (i & 3) * m + (i >> 2));
 }
 
 // Whether column j changes at all, with its factors x_j (and y_j).

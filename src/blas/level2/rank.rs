@@ -17,6 +17,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
+use crate::gl::Surface;
 
 /// The most columns a row of the in-place vec4 kernel's grid holds to put columns that start
 /// at the same place of A's texture rows in neighbouring grid rows; past it, rows as wide as
@@ -360,7 +361,8 @@ impl RankCall {
         let gl = inner.enter()?;
         gl.use_program(&prog);
         a.bind(gl, &prog, 0, "a", "a_width");
-        xs.bind(gl, &prog, 1, "xs", "xs_width");
+        gl.set_texture(&prog, "xs", 1, &xs);
+        gl.set_i32(&prog, "xs_shift", SHIFTED_WIDTH.trailing_zeros() as i32);
         gl.set_i32(&prog, "m", shifted_copy_texels(self.a.cols) as i32);
         gl.set_i32(&prog, "cols", self.a.cols as i32);
         gl.set_i32(&prog, "upper", self.a.shape.upper() as i32);
@@ -370,25 +372,31 @@ impl RankCall {
         gl.set_i32(&prog, "per", per as i32);
         gl.set_i32(&prog, "grid_width", gw as i32);
         gl.draw_image_stores(&[a.surface()], gw, gh);
+        inner.give_surface(xs);
         Ok(())
     }
 
     /// x's four shifted copies, then y's for sspr2 (`glsl/level2/shifted.frag`): copy s
     /// holds elements 4q+s..4q+s+3 in its texel q, so that the packed kernel reads any four
-    /// consecutive rows of a column in one fetch (two texels of x otherwise, which bound it).
+    /// consecutive rows of a column in one fetch (two texels of x otherwise: sspr 4096's
+    /// kernel took 532 -> 499 us, sspr2's 895 -> 724 on the H100). The copies lie in a
+    /// texture [`SHIFTED_WIDTH`] texels wide, copy s of x at texels s*m.., y's from 4m.
     fn shifted_copies(
         &self,
         ctx: &Context,
         (x, incx): (&Buffer, i32),
         (y, incy): (&Buffer, i32),
-    ) -> Result<Buffer> {
+    ) -> Result<Surface> {
         let inner = &ctx.inner;
         let n = self.a.cols;
         let m = shifted_copy_texels(n);
         let vectors = if self.rank == Rank::Two { 2 } else { 1 };
-        let len = 16 * m * vectors;
-        let l = inner.layout(len)?;
-        let xs = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, len)?;
+        let texels = 4 * m * vectors;
+        let (w, h) = (
+            SHIFTED_WIDTH,
+            texels.div_ceil(SHIFTED_WIDTH as usize) as u32,
+        );
+        let xs = inner.take_surface(w, h)?;
         let prog = inner.program(&SHIFTED)?;
         let gl = inner.enter()?;
         gl.use_program(&prog);
@@ -399,11 +407,16 @@ impl RankCall {
         gl.set_i32(&prog, "n", n as i32);
         gl.set_i32(&prog, "m", m as i32);
         gl.set_i32(&prog, "vectors", vectors as i32);
-        gl.set_i32(&prog, "out_width", l.width as i32);
-        gl.draw(&[xs.surface()], l.width, l.height);
+        gl.set_i32(&prog, "out_width", w as i32);
+        gl.draw(&[&xs], w, h);
         Ok(xs)
     }
 }
+
+/// Texels a row of the shifted copies' texture (a power of 2: the kernel shifts and masks):
+/// a narrow 2D texture rather than one row. On the H100 (session 19) sspr 4096's kernel took
+/// 444 us with the copies in one row, 419 with rows of 64 or 16 texels (sspr2 671 and 600).
+const SHIFTED_WIDTH: u32 = 64;
 
 /// Texels of one shifted copy of an n-vector: the last texel a run of four rows can start in
 /// (element n - 4's) and its neighbour, with room for n < 4.
