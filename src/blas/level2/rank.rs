@@ -65,9 +65,14 @@ static RANK_IMAGE: Kernel = crate::kernel!("level2/rank.frag")
 /// Full storage with `lda % 4 == 0`, rendered: one vec4 texel of A per fragment.
 static RANK_VEC4: Kernel = crate::kernel!("level2/rank_vec4.frag").defines("#define IMAGE 0");
 /// Full storage with `lda % 4 == 0`, in place: [`vec4_texels_per_fragment`] texels of one
-/// column per fragment.
+/// column per fragment (sger).
 static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1")
+    .defines("#define IMAGE 1\n#define TRIANGLE 0")
+    .image_stores();
+/// [`RANK_VEC4_IMAGE`] for a triangle (ssyr, ssyr2): the texels wholly inside it skip the
+/// lane masks.
+static RANK_VEC4_TRIANGLE_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1")
     .image_stores();
 
 /// A packed triangle (sspr, sspr2), in place: [`packed_texels_per_fragment`] texels a
@@ -80,8 +85,9 @@ static RANK_PACKED_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
 static SHIFTED: Kernel = crate::kernel!("level2/shifted.frag");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 6] = [
+pub(crate) const KERNELS: [&Kernel; 7] = [
     &SHIFTED,
+    &RANK_VEC4_TRIANGLE_IMAGE,
     &RANK,
     &RANK_IMAGE,
     &RANK_VEC4,
@@ -256,7 +262,8 @@ impl RankCall {
             (false, false) => &RANK,
             (false, true) => &RANK_IMAGE,
             (true, false) => &RANK_VEC4,
-            (true, true) => &RANK_VEC4_IMAGE,
+            (true, true) if self.rank == Rank::General => &RANK_VEC4_IMAGE,
+            (true, true) => &RANK_VEC4_TRIANGLE_IMAGE,
         })?;
         let l = a.layout();
         let span = self.a.span();
