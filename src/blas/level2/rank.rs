@@ -6,7 +6,10 @@
 //! dimension is a multiple of 4 has its own kernel (`glsl/level2/rank_vec4.frag`) that
 //! updates whole vec4 texels (four rows of a column) with one fetch of x per texel. Where
 //! the context writes level 1 in place (image stores), A is updated in place, several
-//! texels per fragment; else a new texture is rendered and replaces A's.
+//! texels per fragment; else a new texture is rendered and replaces A's. In place, a packed
+//! triangle has its own kernel (`glsl/level2/rank_packed.frag`): each fragment a run of
+//! its texture row's texels, following the triangle's columns, with x's (and y's) four rows
+//! of a texel one fetch from shifted copies of the vector (`glsl/level2/shifted.frag`).
 
 use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_inc};
 use crate::blas::level2::matrix::{
