@@ -9,8 +9,9 @@
 // texels advance, 4*grid_width elements a step. A texel wholly inside one column is updated
 // as a vector: its rows i..i+3 of x (and y) are one fetch from x's (y's) shifted copies
 // (shifted.frag; copy i & 3 holds them in texel i >> 2), with the column's factor, fetched
-// one column ahead. A texel where a column ends is updated lane by lane, each lane with
-// its own column's factor. As in
+// one column ahead. A texel where a column ends takes its lanes from the two columns it
+// spans (the rare texel that spans more, lane by lane), each with its own column's
+// factor. As in
 // reference BLAS a column whose factors are all 0 keeps its elements (a NaN or Inf of x
 // does not reach it): temp = alpha*x_j (and alpha*y_j), then A(i,j) + x_i*temp
 // [+ y_i*temp2] in reference's order. Lanes past the array keep their bits.
