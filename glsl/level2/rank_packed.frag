@@ -4,16 +4,15 @@
 // Fragment (gx, gy) updates the texels (gx + k*grid_width, gy), k < per, of A's texture:
 // at each step the fragments of a warp store a small 2D block of neighbouring texels, as
 // level 1's in-place passes do (on the H100, runs down each column of the triangle instead,
-// which touch one texture row at a time, ran at a third of this rate). A fragment locates
+// which touch one texture row at a time, ran at about half this rate). A fragment locates
 // its first texel's column once (a square root) and then follows the columns as its
 // texels advance, 4*grid_width elements a step. A texel wholly inside one column is updated
 // as a vector: its rows i..i+3 of x (and y) are one fetch from x's (y's) shifted copies
 // (shifted.frag; copy i & 3 holds them in texel i >> 2), with the column's factor, fetched
 // one column ahead. A texel where a column ends takes its lanes from the two columns it
 // spans (the rare texel that spans more, lane by lane), each with its own column's
-// factor. As in
-// reference BLAS a column whose factors are all 0 keeps its elements (a NaN or Inf of x
-// does not reach it): temp = alpha*x_j (and alpha*y_j), then A(i,j) + x_i*temp
+// factor. As in reference BLAS a column whose factors are all 0 keeps its elements (a NaN
+// or Inf of x does not reach it): temp = alpha*x_j (and alpha*y_j), then A(i,j) + x_i*temp
 // [+ y_i*temp2] in reference's order. Lanes past the array keep their bits.
 uniform sampler2D a;
 uniform int a_width;
