@@ -332,103 +332,52 @@ fn a_zero_factor_keeps_its_column_whatever_the_other_vector_holds() {
             assert_same_slices("sger", &got, &want);
         }
     }
-    // ssyr and ssyr2: columns whose factors are all 0 (columns 2 and 5, next to columns with
-    // NaN and Inf factors) keep their bits, whatever x and y hold in their rows; lda = 8
-    // (whole texels).
+    // ssyr, ssyr2 (lda = 8: whole texels), sspr and sspr2: columns whose factors are all 0
+    // (columns 2 and 5, next to columns with NaN and Inf factors) keep their bits, whatever
+    // x and y hold in their rows. In place, a packed column whose factor is 0 still has its
+    // last texel's later lanes updated by its fragment (they belong to the next columns),
+    // so the columns around it change.
     let (n, lda) = (7usize, 8usize);
+    let (ni, ldi) = (n as i32, lda as i32);
     let x = [1.0f32, f32::NAN, 0.0, 2.0, f32::INFINITY, 0.0, -1.5];
     let y = [0.5f32, 1.0, 0.0, f32::NAN, 3.0, 0.0, 2.0];
-    let a1: Vec<f32> = (0..lda * n).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let full: Vec<f32> = (0..lda * n).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let packed: Vec<f32> = (0..n * (n + 1) / 2).map(|i| i as f32 * 0.5 - 4.0).collect();
     for ctx in both_paths() {
         for uplo in UPLOS {
-            for two in [false, true] {
+            for which in [Which::Syr, Which::Syr2, Which::Spr, Which::Spr2] {
+                let is_packed = matches!(which, Which::Spr | Which::Spr2);
+                let a1 = if is_packed { &packed } else { &full };
+                let col = |j: usize| match (is_packed, uplo) {
+                    (false, _) => j * lda..(j + 1) * lda,
+                    (true, Uplo::Upper) => j * (j + 1) / 2..(j + 1) * (j + 2) / 2,
+                    (true, Uplo::Lower) => j * (2 * n - j + 1) / 2..(j + 1) * (2 * n - j) / 2,
+                };
                 let (mut want, mut got) = (a1.clone(), a1.clone());
-                let (ni, ldi) = (n as i32, lda as i32);
-                if two {
-                    cpu2::ssyr2(
-                        Layout::ColMajor,
-                        uplo,
-                        ni,
-                        0.5,
-                        &x,
-                        1,
-                        &y,
-                        1,
-                        &mut want,
-                        ldi,
-                    );
-                    cblas::ssyr2(
-                        &ctx,
-                        Layout::ColMajor,
-                        uplo,
-                        ni,
-                        0.5,
-                        &x,
-                        1,
-                        &y,
-                        1,
-                        &mut got,
-                        ldi,
-                    )
-                    .unwrap();
-                } else {
-                    cpu2::ssyr(Layout::ColMajor, uplo, ni, 0.5, &x, 1, &mut want, ldi);
-                    cblas::ssyr(&ctx, Layout::ColMajor, uplo, ni, 0.5, &x, 1, &mut got, ldi)
-                        .unwrap();
+                let l = Layout::ColMajor;
+                match which {
+                    Which::Syr => {
+                        cpu2::ssyr(l, uplo, ni, 0.5, &x, 1, &mut want, ldi);
+                        cblas::ssyr(&ctx, l, uplo, ni, 0.5, &x, 1, &mut got, ldi)
+                    }
+                    Which::Syr2 => {
+                        cpu2::ssyr2(l, uplo, ni, 0.5, &x, 1, &y, 1, &mut want, ldi);
+                        cblas::ssyr2(&ctx, l, uplo, ni, 0.5, &x, 1, &y, 1, &mut got, ldi)
+                    }
+                    Which::Spr => {
+                        cpu2::sspr(l, uplo, ni, 0.5, &x, 1, &mut want);
+                        cblas::sspr(&ctx, l, uplo, ni, 0.5, &x, 1, &mut got)
+                    }
+                    _ => {
+                        cpu2::sspr2(l, uplo, ni, 0.5, &x, 1, &y, 1, &mut want);
+                        cblas::sspr2(&ctx, l, uplo, ni, 0.5, &x, 1, &y, 1, &mut got)
+                    }
                 }
+                .unwrap();
                 for j in [2, 5] {
-                    assert_eq!(&got[j * lda..(j + 1) * lda], &a1[j * lda..(j + 1) * lda]);
+                    assert_eq!(&got[col(j)], &a1[col(j)], "{which:?} column {j}");
                 }
-                assert_same_slices(if two { "ssyr2" } else { "ssyr" }, &got, &want);
-            }
-        }
-    }
-    // sspr and sspr2 on the same vectors: the packed columns 2 and 5 keep their bits. In
-    // place, a column whose factor is 0 still has its last texel's later lanes updated by
-    // its fragment (they belong to the next columns), so the columns around them change.
-    let ap: Vec<f32> = (0..n * (n + 1) / 2).map(|i| i as f32 * 0.5 - 4.0).collect();
-    for ctx in both_paths() {
-        for uplo in UPLOS {
-            let col = |j: usize| match uplo {
-                Uplo::Upper => j * (j + 1) / 2..(j + 1) * (j + 2) / 2,
-                Uplo::Lower => j * (2 * n - j + 1) / 2..(j + 1) * (2 * n - j) / 2,
-            };
-            for two in [false, true] {
-                let (mut want, mut got) = (ap.clone(), ap.clone());
-                if two {
-                    cpu2::sspr2(
-                        Layout::ColMajor,
-                        uplo,
-                        n as i32,
-                        0.5,
-                        &x,
-                        1,
-                        &y,
-                        1,
-                        &mut want,
-                    );
-                    cblas::sspr2(
-                        &ctx,
-                        Layout::ColMajor,
-                        uplo,
-                        n as i32,
-                        0.5,
-                        &x,
-                        1,
-                        &y,
-                        1,
-                        &mut got,
-                    )
-                    .unwrap();
-                } else {
-                    cpu2::sspr(Layout::ColMajor, uplo, n as i32, 0.5, &x, 1, &mut want);
-                    cblas::sspr(&ctx, Layout::ColMajor, uplo, n as i32, 0.5, &x, 1, &mut got)
-                        .unwrap();
-                }
-                for j in [2, 5] {
-                    assert_eq!(&got[col(j)], &ap[col(j)], "column {j}");
-                }
-                assert_same_slices(if two { "sspr2" } else { "sspr" }, &got, &want);
+                assert_same_slices(&format!("{which:?}"), &got, &want);
             }
         }
     }
