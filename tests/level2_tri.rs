@@ -652,3 +652,113 @@ fn argument_errors_name_the_parameter() {
     assert_eq!(x.to_vec().unwrap(), vec![1.0; 4]);
     ctx.finish().unwrap();
 }
+
+#[test]
+fn a_product_into_an_x_of_its_own_length_leaves_x_fit_for_every_routine() {
+    // With increment 1 and a buffer of exactly n elements, strmv, stbmv and stpmv make the
+    // product's texture x's (no copy pass). The lanes past n of its last texel then hold
+    // whatever the product left there (from the matrix's poisoned gap: NaN), which no
+    // routine may read: the product matches the CPU, and so do sdot, sasum, snrm2 and isamax
+    // of it, saxpy into it, and the solve with the same matrix, which gives x back.
+    let mut r = rng(440);
+    for ctx in both_paths() {
+        for n in sizes(&[1, 3, 5, 130, 301]) {
+            let n = n as usize;
+            for store in [Store::Full, Store::Band(3), Store::Packed] {
+                let uplo = if n % 2 == 1 { Uplo::Upper } else { Uplo::Lower };
+                let d = Diag::NonUnit;
+                let (kind, lda, width) = match store {
+                    Store::Full => (Kind::Full, n.next_multiple_of(4) + 4, n),
+                    Store::Band(k) => (Kind::Band { k }, k + 2, k.min(n - 1) + 1),
+                    Store::Packed => (Kind::Packed, 0, n),
+                };
+                let what_m = What::Triangle(uplo, Some(d));
+                let dominant = stored::dominant(&mut r, width - 1);
+                let layout = Layout::ColMajor;
+                let a = stored::build(layout, kind, what_m, n, n, lda, PAD, dominant);
+                let x0 = reals(&mut r, n);
+                let (ni, ldi, k) = (n as i32, lda as i32, 3);
+                let t = Transpose::NoTrans;
+                let what = format!("{store:?} {uplo:?} n={n}");
+                let mut want = x0.clone();
+                match store {
+                    Store::Full => {
+                        cpu2::tr_full("cblas_strmv", layout, uplo, t, d, ni, &a, ldi, &mut want, 1)
+                    }
+                    Store::Band(_) => cpu2::tr_band(
+                        "cblas_stbmv",
+                        layout,
+                        uplo,
+                        t,
+                        d,
+                        ni,
+                        k,
+                        &a,
+                        ldi,
+                        &mut want,
+                        1,
+                    ),
+                    Store::Packed => {
+                        cpu2::tr_packed("cblas_stpmv", layout, uplo, t, d, ni, &a, &mut want, 1)
+                    }
+                }
+                let ga = ctx.upload(&a).unwrap();
+                let mut gx = ctx.upload(&x0).unwrap();
+                match store {
+                    Store::Full => ctx.strmv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
+                    Store::Band(_) => ctx.stbmv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, 1),
+                    Store::Packed => ctx.stpmv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
+                }
+                .unwrap();
+                let got = gx.to_vec().unwrap();
+                let scale = want.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+                for i in 0..n {
+                    assert!(
+                        (got[i] - want[i]).abs() <= 1e-4 * scale,
+                        "{what}: x[{i}] = {} against {}",
+                        got[i],
+                        want[i]
+                    );
+                }
+                // The reductions of the product, against the same reductions on the CPU.
+                let dot: f64 = got.iter().map(|&v| v as f64 * v as f64).sum();
+                let asum: f64 = got.iter().map(|&v| v.abs() as f64).sum();
+                let close = |g: f32, w: f64, name: &str| {
+                    assert!(
+                        (g as f64 - w).abs() <= 1e-5 * w.abs().max(1.0),
+                        "{what}: {name} {g} against {w}"
+                    )
+                };
+                close(ctx.sdot(ni, &gx, 1, &gx, 1).unwrap(), dot, "sdot");
+                close(ctx.sasum(ni, &gx, 1).unwrap(), asum, "sasum");
+                close(ctx.snrm2(ni, &gx, 1).unwrap(), dot.sqrt(), "snrm2");
+                let first_max =
+                    (0..n).fold(0, |b, i| if got[i].abs() > got[b].abs() { i } else { b });
+                assert_eq!(
+                    ctx.isamax(ni, &gx, 1).unwrap(),
+                    Some(first_max),
+                    "{what}: isamax"
+                );
+                // The solve gives x0 back (condition at most 5), then saxpy adds it again.
+                match store {
+                    Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
+                    Store::Band(_) => ctx.stbsv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, 1),
+                    Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
+                }
+                .unwrap();
+                let gx0 = ctx.upload(&x0).unwrap();
+                ctx.saxpy(ni, 1.0, &gx0, 1, &mut gx, 1).unwrap();
+                let back = gx.to_vec().unwrap();
+                let big = x0.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+                for i in 0..n {
+                    assert!(
+                        (back[i] - 2.0 * x0[i]).abs() <= 1e-3 * big,
+                        "{what}: the solve and saxpy gave {} for 2 * {}",
+                        back[i],
+                        x0[i]
+                    );
+                }
+            }
+        }
+    }
+}

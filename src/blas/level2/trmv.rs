@@ -114,6 +114,14 @@ impl MvCall {
         else {
             unreachable!("a product into a vector returns it")
         };
+        if incx == 1 && x.len() == t.len() {
+            // x is the product's length with unit stride: the product's texture becomes x's
+            // (same shape; the lanes past n of its last texel, which no routine reads, hold
+            // whatever the fold left there) instead of a copy pass (on the H100 at order
+            // 4096 the copy took 18 of strmv's 151 us).
+            ctx.inner.give_surface(x.replace_surface(t.into_surface()));
+            return Ok(());
+        }
         let done = update(ctx, n, Op::Copy, 1.0, 0.0, Some((&t, 1)), x, incx);
         ctx.inner.give_surface(t.into_surface());
         done

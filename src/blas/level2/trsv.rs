@@ -339,19 +339,27 @@ impl MvCall {
             Storage::Band { kl, ku, .. } => (false, kl.max(ku)),
             Storage::Packed => (false, n),
         };
-        // t := x, unit stride, in logical order.
+        // t := x, unit stride, in logical order: x's own texture where x is that already (a
+        // scratch texture stands in for it until the solve is done), else a copy.
         let l = inner.layout(n)?;
-        let mut t = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, n)?;
-        update(
-            ctx,
-            n as i32,
-            Op::Copy,
-            1.0,
-            0.0,
-            Some((&*x, incx)),
-            &mut t,
-            1,
-        )?;
+        let own = incx == 1 && x.len() == n;
+        let mut t = if own {
+            let stand_in = inner.take_surface(l.width, l.height)?;
+            Buffer::from_surface(ctx, x.replace_surface(stand_in), n)?
+        } else {
+            let mut t = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, n)?;
+            update(
+                ctx,
+                n as i32,
+                Op::Copy,
+                1.0,
+                0.0,
+                Some((&*x, incx)),
+                &mut t,
+                1,
+            )?;
+            t
+        };
         let k = vec4 as usize;
         let blocks = n.div_ceil(SOLVE_BLOCK);
         let max = inner.info_max_texture() as usize;
@@ -450,6 +458,10 @@ impl MvCall {
             inner.give_surface(inv);
         }
         inner.give_surface(s);
+        if own {
+            inner.give_surface(x.replace_surface(t.into_surface()));
+            return Ok(());
+        }
         let done = update(ctx, n as i32, Op::Copy, 1.0, 0.0, Some((&t, 1)), x, incx);
         inner.give_surface(t.into_surface());
         done
