@@ -259,8 +259,8 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
         let ni = n as i32;
         let big = n > 4096;
         let cases = [
-            "sgemv N", "sgemv T", "ssymv", "strmv", "sspmv", "stpmv", "stpmv T", "sger", "ssyr",
-            "sspr", "ssyr2", "sspr2",
+            "sgemv N", "sgemv T", "ssymv", "ssymv U", "strmv", "sspmv", "stpmv", "stpmv T", "sger",
+            "ssyr", "sspr", "ssyr2", "sspr2",
         ];
         if !cases.iter().any(|c| wanted(&format!("{c} {n}"))) {
             continue;
@@ -289,6 +289,19 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                     ctx.sgemv(ColMajor, t, ni, ni, 1.0, &a, ni, &x, 1, 0.5, &mut y, 1)
                 }
                 "ssymv" => ctx.ssymv(ColMajor, lo, ni, 1.0, &a, ni, &x, 1, 0.5, &mut y, 1),
+                "ssymv U" => ctx.ssymv(
+                    ColMajor,
+                    Uplo::Upper,
+                    ni,
+                    1.0,
+                    &a,
+                    ni,
+                    &x,
+                    1,
+                    0.5,
+                    &mut y,
+                    1,
+                ),
                 "strmv" => {
                     ctx.scopy(ni, &x, 1, &mut y, 1)?;
                     ctx.strmv(ColMajor, lo, u, nd, ni, &a, ni, &mut y, 1)
