@@ -117,8 +117,8 @@ impl MvCall {
         if incx == 1 && x.len() == t.len() {
             // x is the product's length with unit stride: the product's texture becomes x's
             // (same shape; the lanes past n of its last texel, which no routine reads, hold
-            // whatever the fold left there) instead of a copy pass (on the H100 at order
-            // 4096 the copy took 18 of strmv's 151 us).
+            // whatever the fold left there) instead of a copy pass (on the H100 about 8 us
+            // of GPU time, against 122 for strmv 4096's product).
             ctx.inner.give_surface(x.replace_surface(t.into_surface()));
             return Ok(());
         }
