@@ -340,8 +340,8 @@ impl MvCall {
             Storage::Packed => (false, n),
         };
         // t := x, unit stride, in logical order: x's own texture where x is that already (a
-        // scratch texture stands in for it until the solve is done, so a GL failure midway
-        // leaves x undefined, as it leaves the solution), else a copy.
+        // scratch texture stands in for it until the solve is done: a GL failure midway then
+        // leaves x undefined), else a copy.
         let l = inner.layout(n)?;
         let own = incx == 1 && x.len() == n;
         let mut t = if own {
