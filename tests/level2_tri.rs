@@ -30,6 +30,64 @@ enum Store {
     Packed,
 }
 
+/// The CBLAS name of `store`'s triangular multiply, or with `solve` its solve.
+fn tri_name(solve: bool, store: Store) -> String {
+    let op = if solve { "sv" } else { "mv" };
+    match store {
+        Store::Full => format!("cblas_str{op}"),
+        Store::Band(_) => format!("cblas_stb{op}"),
+        Store::Packed => format!("cblas_stp{op}"),
+    }
+}
+
+/// `store`'s triangular multiply (or, with `solve`, solve) by the CPU BLAS on host data;
+/// a band's width is the store's.
+#[allow(clippy::too_many_arguments)]
+fn cpu_tri(
+    solve: bool,
+    store: Store,
+    (layout, uplo, t, d): (Layout, Uplo, Transpose, Diag),
+    n: i32,
+    a: &[f32],
+    lda: i32,
+    x: &mut [f32],
+    incx: i32,
+) {
+    let name = tri_name(solve, store);
+    match store {
+        Store::Full => cpu2::tr_full(&name, layout, uplo, t, d, n, a, lda, x, incx),
+        Store::Band(k) => cpu2::tr_band(&name, layout, uplo, t, d, n, k as i32, a, lda, x, incx),
+        Store::Packed => cpu2::tr_packed(&name, layout, uplo, t, d, n, a, x, incx),
+    }
+}
+
+/// [`cpu_tri`]'s routine on the device (strmv ... stpsv on device buffers).
+#[allow(clippy::too_many_arguments)]
+fn device_tri(
+    ctx: &fragblas::Context,
+    solve: bool,
+    store: Store,
+    (layout, uplo, t, d): (Layout, Uplo, Transpose, Diag),
+    n: i32,
+    a: &fragblas::Buffer,
+    lda: i32,
+    x: &mut fragblas::Buffer,
+    incx: i32,
+) -> fragblas::Result<()> {
+    let k = match store {
+        Store::Band(k) => k as i32,
+        _ => 0,
+    };
+    match (solve, store) {
+        (false, Store::Full) => ctx.strmv(layout, uplo, t, d, n, a, lda, x, incx),
+        (false, Store::Band(_)) => ctx.stbmv(layout, uplo, t, d, n, k, a, lda, x, incx),
+        (false, Store::Packed) => ctx.stpmv(layout, uplo, t, d, n, a, x, incx),
+        (true, Store::Full) => ctx.strsv(layout, uplo, t, d, n, a, lda, x, incx),
+        (true, Store::Band(_)) => ctx.stbsv(layout, uplo, t, d, n, k, a, lda, x, incx),
+        (true, Store::Packed) => ctx.stpsv(layout, uplo, t, d, n, a, x, incx),
+    }
+}
+
 /// One triangular case: `solve` picks strsv/stbsv/stpsv over the multiplies.
 #[allow(clippy::too_many_arguments)]
 fn tri_case(
@@ -72,17 +130,9 @@ fn tri_case(
         Store::Band(k) => k as i32,
         _ => 0,
     };
-    let op = if solve { "sv" } else { "mv" };
-    let name = match store {
-        Store::Full => format!("cblas_str{op}"),
-        Store::Band(_) => format!("cblas_stb{op}"),
-        Store::Packed => format!("cblas_stp{op}"),
-    };
-    let reference = |a: &[f32], x: &mut [f32]| match store {
-        Store::Full => cpu2::tr_full(&name, layout, uplo, t, d, ni, a, ldi, x, incx),
-        Store::Band(_) => cpu2::tr_band(&name, layout, uplo, t, d, ni, k, a, ldi, x, incx),
-        Store::Packed => cpu2::tr_packed(&name, layout, uplo, t, d, ni, a, x, incx),
-    };
+    let name = tri_name(solve, store);
+    let how = (layout, uplo, t, d);
+    let reference = |a: &[f32], x: &mut [f32]| cpu_tri(solve, store, how, ni, a, ldi, x, incx);
     let mut want = x0.clone();
     reference(&a, &mut want);
     let what = format!("{name} {layout:?} {uplo:?} {t:?} {d:?} n={n} incx={incx} lda={lda}");
@@ -108,15 +158,7 @@ fn tri_case(
     };
     let ga = ctx.upload(&a).unwrap();
     let mut gx = ctx.upload(&x0).unwrap();
-    let run = match (solve, store) {
-        (false, Store::Full) => ctx.strmv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, incx),
-        (false, Store::Band(_)) => ctx.stbmv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, incx),
-        (false, Store::Packed) => ctx.stpmv(layout, uplo, t, d, ni, &ga, &mut gx, incx),
-        (true, Store::Full) => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, incx),
-        (true, Store::Band(_)) => ctx.stbsv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, incx),
-        (true, Store::Packed) => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, incx),
-    };
-    run.unwrap();
+    device_tri(ctx, solve, store, how, ni, &ga, ldi, &mut gx, incx).unwrap();
     assert_vector(
         &format!("{what} device"),
         &gx.to_vec().unwrap(),
@@ -524,49 +566,14 @@ fn zero_unknown_cases(ctx: &fragblas::Context) {
                     }
                     let mut x = reals(&mut r, n);
                     x[z] = 0.0;
-                    let (ni, ldi, ki) = (n as i32, lda as i32, k as i32);
+                    let (ni, ldi) = (n as i32, lda as i32);
                     let d = Diag::NonUnit;
                     let mut want = x.clone();
-                    match store {
-                        Store::Full => cpu2::tr_full(
-                            "cblas_strsv",
-                            layout,
-                            uplo,
-                            t,
-                            d,
-                            ni,
-                            &a,
-                            ldi,
-                            &mut want,
-                            1,
-                        ),
-                        Store::Band(_) => cpu2::tr_band(
-                            "cblas_stbsv",
-                            layout,
-                            uplo,
-                            t,
-                            d,
-                            ni,
-                            ki,
-                            &a,
-                            ldi,
-                            &mut want,
-                            1,
-                        ),
-                        Store::Packed => {
-                            cpu2::tr_packed("cblas_stpsv", layout, uplo, t, d, ni, &a, &mut want, 1)
-                        }
-                    }
+                    let how = (layout, uplo, t, d);
+                    cpu_tri(true, store, how, ni, &a, ldi, &mut want, 1);
                     let ga = ctx.upload(&a).unwrap();
                     let mut gx = ctx.upload(&x).unwrap();
-                    match store {
-                        Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
-                        Store::Band(_) => {
-                            ctx.stbsv(layout, uplo, t, d, ni, ki, &ga, ldi, &mut gx, 1)
-                        }
-                        Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
-                    }
-                    .unwrap();
+                    device_tri(ctx, true, store, how, ni, &ga, ldi, &mut gx, 1).unwrap();
                     let got = gx.to_vec().unwrap();
                     let nans = want.iter().filter(|w| w.is_nan()).count();
                     // Reference's column loops are those of the column-major no-transpose form
@@ -677,39 +684,15 @@ fn a_product_into_an_x_of_its_own_length_leaves_x_fit_for_every_routine() {
                 let layout = Layout::ColMajor;
                 let a = stored::build(layout, kind, what_m, n, n, lda, PAD, dominant);
                 let x0 = reals(&mut r, n);
-                let (ni, ldi, k) = (n as i32, lda as i32, 3);
+                let (ni, ldi) = (n as i32, lda as i32);
                 let t = Transpose::NoTrans;
                 let what = format!("{store:?} {uplo:?} n={n}");
+                let how = (layout, uplo, t, d);
                 let mut want = x0.clone();
-                match store {
-                    Store::Full => {
-                        cpu2::tr_full("cblas_strmv", layout, uplo, t, d, ni, &a, ldi, &mut want, 1)
-                    }
-                    Store::Band(_) => cpu2::tr_band(
-                        "cblas_stbmv",
-                        layout,
-                        uplo,
-                        t,
-                        d,
-                        ni,
-                        k,
-                        &a,
-                        ldi,
-                        &mut want,
-                        1,
-                    ),
-                    Store::Packed => {
-                        cpu2::tr_packed("cblas_stpmv", layout, uplo, t, d, ni, &a, &mut want, 1)
-                    }
-                }
+                cpu_tri(false, store, how, ni, &a, ldi, &mut want, 1);
                 let ga = ctx.upload(&a).unwrap();
                 let mut gx = ctx.upload(&x0).unwrap();
-                match store {
-                    Store::Full => ctx.strmv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
-                    Store::Band(_) => ctx.stbmv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, 1),
-                    Store::Packed => ctx.stpmv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
-                }
-                .unwrap();
+                device_tri(&ctx, false, store, how, ni, &ga, ldi, &mut gx, 1).unwrap();
                 let got = gx.to_vec().unwrap();
                 let scale = want.iter().fold(1.0f32, |m, v| m.max(v.abs()));
                 for i in 0..n {
@@ -740,12 +723,7 @@ fn a_product_into_an_x_of_its_own_length_leaves_x_fit_for_every_routine() {
                     "{what}: isamax"
                 );
                 // The solve gives x0 back (condition at most 5), then saxpy adds it again.
-                match store {
-                    Store::Full => ctx.strsv(layout, uplo, t, d, ni, &ga, ldi, &mut gx, 1),
-                    Store::Band(_) => ctx.stbsv(layout, uplo, t, d, ni, k, &ga, ldi, &mut gx, 1),
-                    Store::Packed => ctx.stpsv(layout, uplo, t, d, ni, &ga, &mut gx, 1),
-                }
-                .unwrap();
+                device_tri(&ctx, true, store, how, ni, &ga, ldi, &mut gx, 1).unwrap();
                 let gx0 = ctx.upload(&x0).unwrap();
                 ctx.saxpy(ni, 1.0, &gx0, 1, &mut gx, 1).unwrap();
                 let back = gx.to_vec().unwrap();
