@@ -156,6 +156,14 @@ impl Buffer {
         gl.set_i32(p, width, self.layout.width as i32);
     }
 
+    /// Whether the vector of `n` elements with increment `inc` is this whole buffer at unit
+    /// stride: a pass may then give the buffer a new texture of its shape (or lend its own
+    /// one out) instead of copying, since the lanes past the end of the last texel are never
+    /// read as data.
+    pub(crate) fn is_vector(&self, n: usize, inc: i32) -> bool {
+        inc == 1 && self.len() == n
+    }
+
     /// Replaces the texture with `s` (same shape) and returns the old one. Kernels that
     /// cannot read and write one texture render into a scratch surface and swap it in.
     pub(crate) fn replace_surface(&mut self, s: Surface) -> Surface {

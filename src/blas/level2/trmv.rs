@@ -114,7 +114,7 @@ impl MvCall {
         else {
             unreachable!("a product into a vector returns it")
         };
-        if incx == 1 && x.len() == t.len() {
+        if x.is_vector(t.len(), incx) {
             // x is the product's length with unit stride: the product's texture becomes x's
             // (same shape; the lanes past n of its last texel, which no routine reads, hold
             // whatever the fold left there) instead of a copy pass (on the H100 about 8 us

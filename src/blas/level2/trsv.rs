@@ -343,7 +343,7 @@ impl MvCall {
         // scratch texture stands in for it until the solve is done: a GL failure midway then
         // leaves x undefined), else a copy.
         let l = inner.layout(n)?;
-        let own = incx == 1 && x.len() == n;
+        let own = x.is_vector(n, incx);
         let mut t = if own {
             let stand_in = inner.take_surface(l.width, l.height)?;
             Buffer::from_surface(ctx, x.replace_surface(stand_in), n)?
