@@ -16,6 +16,11 @@
 uniform sampler2D bt;
 uniform int k0;
 uniform int kc;
+// The terms of the chunk this draw's strips sum, from k0: every one (0 .. kc) unless a
+// blocked triangular product leaves some out (GemmShape::terms; the same for every strip of
+// a draw). Uniform, so the loop is too.
+uniform int l0;
+uniform int l1;
 uniform int quads;
 
 layout(std140) uniform AStrip {
@@ -46,10 +51,11 @@ layout(location = 7) out vec4 o7;
         c7 += hi.w * b;                                            \
     }
 
-// The k loop over the A values of strip block g, four k per iteration with the four fetches
-// issued first. kc is a multiple of 4: A and op(B) are zero past k.
+// The k loop over the A values of strip block g from l0 to l1, four k per iteration with the
+// four fetches issued first. kc is a multiple of 4 (A and op(B) are zero past k), and l0
+// is too.
 #define STRIP_LOOP(g)                                              \
-    for (int l = 0; l < kc; l += 4) {                              \
+    for (int l = l0; l < l1; l += 4) {                             \
         vec4 b0 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l)), 0);             \
         vec4 b1 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 1)), 0);         \
         vec4 b2 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 2)), 0);         \

@@ -11,7 +11,8 @@
 //   prod:   texel (ib, j) = rows 4ib .. 4ib+3 of column j of op(A)*op(B); stores past its
 //           edges (rows past m, columns past n) have no effect
 // A fragment whose tile holds no element of the window's triangle (gemm_window.glsl,
-// compiled in before this file) writes nothing. ROWS (8 or 16) and UNROLL are defined
+// compiled in before this file) writes nothing; a tile sums only the terms its rows take
+// (term_range there: the blocked triangular product). ROWS (8 or 16) and UNROLL are defined
 // before this file.
 uniform sampler2D bt;
 uniform int k;
@@ -37,7 +38,8 @@ void main() {
         lo[r] = vec4(0.0);
         hi[r] = vec4(0.0);
     }
-    int at = H * f.y;
+    ivec2 terms = term_range(ROWS * f.y, 0, k);
+    int at = H * f.y + terms.x * a_width;
 #define TILE_STEP(b0, b1)                        \
     for (int h = 0; h < H; ++h) {                \
         vec4 av = a[at + h];                     \
@@ -52,8 +54,8 @@ void main() {
     }                                            \
     at += a_width;
     // UNROLL values of k per iteration, their 2*UNROLL fetches issued first.
-    int l = 0;
-    for (; l + UNROLL <= k; l += UNROLL) {
+    int l = terms.x;
+    for (; l + UNROLL <= terms.y; l += UNROLL) {
         vec4 bb[2 * UNROLL];
         for (int u = 0; u < UNROLL; ++u) {
             bb[2 * u] = texelFetch(bt, ivec2(2 * f.x, l + u), 0);
@@ -63,7 +65,7 @@ void main() {
             TILE_STEP(bb[2 * u], bb[2 * u + 1])
         }
     }
-    for (; l < k; ++l) {
+    for (; l < terms.y; ++l) {
         vec4 b0 = texelFetch(bt, ivec2(2 * f.x, l), 0);
         vec4 b1 = texelFetch(bt, ivec2(2 * f.x + 1, l), 0);
         TILE_STEP(b0, b1)

@@ -47,3 +47,21 @@ bool block_written(int i0, int i1, int j0, int j1) {
     }
     return true;
 }
+
+// Which terms of the sum over k a row of C takes (GemmShape::terms, shape.rs): t_tri 0 every
+// one; 1 those before its block of t_block rows, l < (i / t_block) * t_block (a lower
+// op(A) left of its diagonal blocks); 2 those after it, l >= (i / t_block + 1) * t_block.
+uniform int t_tri;
+uniform int t_block;
+
+// The terms [x, y) of [k0, k1) that rows i0 .. (inside one block of t_block rows) take;
+// none when x >= y. Terms::range in shape.rs is the same.
+ivec2 term_range(int i0, int k0, int k1) {
+    if (t_tri == 1) {
+        return ivec2(k0, min(k1, i0 / t_block * t_block));
+    }
+    if (t_tri == 2) {
+        return ivec2(max(k0, (i0 / t_block + 1) * t_block), k1);
+    }
+    return ivec2(k0, k1);
+}

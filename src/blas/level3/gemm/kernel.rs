@@ -2,7 +2,7 @@
 //! choice, which of them can run a shape on a device, and the default order.
 
 use crate::blas::level3::gemm::plan::{
-    vec4_fits, StripPlan, TilePlan, STRIP_BLOCK_BYTES, STRIP_KC,
+    vec4_fits, StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
 };
 use crate::blas::level3::gemm::shape::GemmShape;
 use crate::device::info::DeviceInfo;
@@ -214,6 +214,24 @@ impl GemmKernel {
         }
     }
 
+    /// Whether the kernel sums only the terms a shape's [`Terms`] give each row, for blocks
+    /// of `b` rows: the strip kernels where a block holds whole draws (`b` a multiple of
+    /// their strips a draw times 8 rows), the tile kernels where it holds whole tiles. The
+    /// others sum every term, so the blocked triangular product runs on them as several
+    /// products instead of one.
+    ///
+    /// [`Terms`]: crate::blas::level3::gemm::shape::Terms
+    pub(crate) fn bounds_terms(self, b: usize) -> bool {
+        match self {
+            GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8 => {
+                let rows = self.kernels().0.uniform_blocks as usize * STRIP_BAND;
+                b.is_multiple_of(rows)
+            }
+            GemmKernel::Tile8 | GemmKernel::Tile16 => b.is_multiple_of(self.tile_rows()),
+            _ => false,
+        }
+    }
+
     /// Rows of C per fragment of a tile kernel.
     pub(crate) fn tile_rows(self) -> usize {
         match self {
@@ -335,7 +353,6 @@ mod tests {
 
     #[test]
     fn defines_match_the_plan_constants() {
-        use crate::blas::level3::gemm::plan::STRIP_BAND;
         for k in [
             &GEMM_STRIP1,
             &GEMM_STRIP4,

@@ -24,7 +24,13 @@ use crate::error::{Error, Result};
 impl Context {
     /// The kernel for `GemmKernel::Auto`: the tuner's choice for the shape's class (timing
     /// the candidates on these operands first if the mode asks for it), else the default.
-    fn auto_kernel(&self, s: &GemmShape, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<GemmKernel> {
+    pub(crate) fn auto_kernel(
+        &self,
+        s: &GemmShape,
+        a: &Buffer,
+        b: &Buffer,
+        c: &Buffer,
+    ) -> Result<GemmKernel> {
         let info = self.info();
         if let Some(k) = remembered(self, s) {
             return Ok(k);

@@ -8,9 +8,9 @@ use crate::blas::level3::gemm::kernel::{
     PACK_TEXELS,
 };
 use crate::blas::level3::gemm::plan::{
-    StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
+    StripDraw, StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
 };
-use crate::blas::level3::gemm::shape::{GemmShape, Operand, Window};
+use crate::blas::level3::gemm::shape::{GemmShape, Operand, Terms, Window};
 use crate::blas::passes::in_spans;
 use crate::device::buffer::Buffer;
 use crate::device::context::Inner;
@@ -68,6 +68,18 @@ pub(crate) fn set_window(
     };
     gl.set_i32(p, "c_tri", tri);
     gl.set_i32(p, "c_diag", diag as i32);
+}
+
+/// Sets the uniforms of `gemm_window.glsl`'s `term_range`: the terms of the sum each row of
+/// C takes (only the kernels that bound their sums read them: [`GemmKernel::bounds_terms`]).
+fn set_terms(gl: &Gl, p: &Program, terms: Terms) {
+    let (tri, block) = match terms {
+        Terms::All => (0, 1),
+        Terms::Before(b) => (1, b),
+        Terms::After(b) => (2, b),
+    };
+    gl.set_i32(p, "t_tri", tri);
+    gl.set_i32(p, "t_block", block as i32);
 }
 
 /// Generic kernel over C's texture; `k = 0` skips A and B. k is covered in passes of
@@ -486,6 +498,7 @@ pub(crate) fn strip_multiply(
     gl.set_texture(&prog, "bt", 0, &bt);
     gl.set_i32(&prog, "quads", plan.quads as i32);
     set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
+    set_terms(gl, &prog, s.terms);
     const BLOCKS: [&str; 8] = [
         "AStrip[0]",
         "AStrip[1]",
@@ -500,10 +513,14 @@ pub(crate) fn strip_multiply(
         gl.set_block_binding(&prog, name, i as u32);
     }
     let band_rows = (plan.group * STRIP_BAND) as u32;
+    // Each group of strips in the chunks of k where it takes terms (all of them but in a
+    // blocked triangular product), the first setting the targets.
+    let draws = plan.draws(s);
     // Each draw covers only the columns of its bands that hold tiles of the window.
-    let rects: Vec<_> = (0..plan.chunks * plan.groups())
+    let rects: Vec<_> = draws
+        .iter()
         .map(|d| {
-            let group = d % plan.groups();
+            let group = d.group;
             let (x0, x1) = plan.live_columns(group, s.window);
             (
                 x0 as u32,
@@ -515,16 +532,26 @@ pub(crate) fn strip_multiply(
         .collect();
     let targets: Vec<&Surface> = prods.iter().collect();
     gl.draw_rects(&targets, &rects, |d| {
-        let (chunk, group) = (d / plan.groups(), d % plan.groups());
-        if group == 0 {
-            let k0 = chunk * STRIP_KC;
+        let StripDraw {
+            chunk,
+            group,
+            add,
+            terms,
+        } = draws[d];
+        let k0 = chunk * STRIP_KC;
+        if d == 0 || draws[d - 1].chunk != chunk {
             gl.set_i32(&prog, "k0", k0 as i32);
             gl.set_i32(
                 &prog,
                 "kc",
                 (s.k - k0).min(STRIP_KC).next_multiple_of(4) as i32,
             );
-            gl.set_additive_blend(chunk > 0);
+        }
+        // The loop's bounds, from the chunk's start (none when l0 >= l1).
+        gl.set_i32(&prog, "l0", terms.0 as i32 - k0 as i32);
+        gl.set_i32(&prog, "l1", terms.1 as i32 - k0 as i32);
+        if d == 0 || draws[d - 1].add != add {
+            gl.set_additive_blend(add);
         }
         for i in 0..plan.group {
             // Bands past the last strip read the last strip's block; the merge ignores them.
@@ -606,6 +633,7 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     gl.set_i32(&prog, "k", s.k as i32);
     gl.set_i32(&prog, "a_width", plan.a_width as i32);
     set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
+    set_terms(gl, &prog, s.terms);
     gl.bind_storage_buffer(0, Some(&a_buf));
     gl.draw_image_stores(&[&prod], plan.grid.0 as u32, plan.grid.1 as u32);
     gl.bind_storage_buffer(0, None);

@@ -95,6 +95,48 @@ impl StripPlan {
         (x0 as usize, x1 as usize)
     }
 
+    /// The terms `[lo, hi)` of chunk `chunk` of `s`'s sum over k that the strips of draw
+    /// `group` take (all of the chunk unless `s.terms` leaves some out); none when
+    /// `lo >= hi`. One range serves every strip of the draw: a blocked triangular product's
+    /// blocks hold whole draws (`GemmKernel::bounds_terms`), so the kernel's loop bounds are
+    /// uniforms.
+    pub(crate) fn group_terms(&self, group: usize, chunk: usize, s: &GemmShape) -> (usize, usize) {
+        let k = (chunk * STRIP_KC, ((chunk + 1) * STRIP_KC).min(s.k));
+        s.terms.range(group * self.group * STRIP_BAND, k)
+    }
+
+    /// The draws of a multiply pass for `s`, in order, chunk by chunk: `(chunk, group, add,
+    /// terms)`. Each group of strips is drawn in every chunk of k where it takes terms
+    /// (`terms`, [`StripPlan::group_terms`]), and at least once; its first draw sets the
+    /// targets, the later ones (`add`) add to them by blending.
+    pub(crate) fn draws(&self, s: &GemmShape) -> Vec<StripDraw> {
+        let groups = self.groups();
+        let takes = |g, c| {
+            let (lo, hi) = self.group_terms(g, c, s);
+            lo < hi
+        };
+        let first: Vec<Option<usize>> = (0..groups)
+            .map(|g| (0..self.chunks).find(|&c| takes(g, c)))
+            .collect();
+        (0..self.chunks)
+            .flat_map(|chunk| (0..groups).map(move |group| (chunk, group)))
+            .filter_map(|(chunk, group)| {
+                let add = match first[group] {
+                    None if chunk == 0 => false,
+                    Some(f) if chunk >= f && takes(group, chunk) => chunk > f,
+                    _ => return None,
+                };
+                let terms = self.group_terms(group, chunk, s);
+                Some(StripDraw {
+                    chunk,
+                    group,
+                    add,
+                    terms,
+                })
+            })
+            .collect()
+    }
+
     /// Rows of each target: every group's bands, the last group padded.
     pub(crate) fn target_height(&self) -> usize {
         self.groups() * self.group * STRIP_BAND
@@ -104,6 +146,19 @@ impl StripPlan {
     pub(crate) fn block_offset(&self, strip: usize, chunk: usize) -> usize {
         (strip * self.chunks + chunk) * self.block_bytes
     }
+}
+
+/// One draw of a strip kernel's multiply pass ([`StripPlan::draws`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StripDraw {
+    /// The chunk of k.
+    pub chunk: usize,
+    /// The group of strips.
+    pub group: usize,
+    /// Whether it adds to the targets (blending) rather than setting them.
+    pub add: bool,
+    /// The terms `[lo, hi)` of k its strips sum (none when `lo >= hi`).
+    pub terms: (usize, usize),
 }
 
 /// The sizes of a tile-kernel sgemm: fragments of `rows` x 8 tiles of C, op(A) in a
@@ -166,6 +221,7 @@ pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blas::level3::gemm::shape::Terms;
 
     #[test]
     fn a_triangles_draws_cover_its_tiles() {
@@ -217,6 +273,63 @@ mod tests {
                         "{m} {drawn}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_blocked_triangular_products_draws_skip_only_chunks_without_terms() {
+        // 4200 rows and terms (3 chunks of k), 4 strips a draw, blocks of 64: a strip of a
+        // lower T takes chunk c when its block starts past the chunk's start, an upper T's
+        // when its block ends before the chunk's end.
+        let (m, k) = (4200, 4200);
+        for terms in [Terms::Before(64), Terms::After(64), Terms::All] {
+            let s = GemmShape {
+                terms,
+                ..GemmShape::plain(m, 100, k)
+            };
+            let p = StripPlan::new(&s, 4, 256);
+            assert_eq!(p.chunks, 3);
+            let draws = p.draws(&s);
+            assert!(
+                draws.windows(2).all(|d| d[0].chunk <= d[1].chunk),
+                "chunk by chunk"
+            );
+            for g in 0..p.groups() {
+                let mine: Vec<_> = draws.iter().filter(|d| d.group == g).collect();
+                assert!(!mine.is_empty(), "{terms:?} group {g} never drawn");
+                assert!(
+                    !mine[0].add && mine[1..].iter().all(|d| d.add),
+                    "{terms:?} {g}"
+                );
+                for chunk in 0..p.chunks {
+                    let (c0, c1) = (chunk * STRIP_KC, ((chunk + 1) * STRIP_KC).min(k));
+                    // Every strip of the group, row by row: the terms its rows take.
+                    for i in g * 4 * 8..((g + 1) * 4 * 8).min(m) {
+                        let want: Vec<usize> = (c0..c1)
+                            .filter(|&l| match terms {
+                                Terms::All => true,
+                                Terms::Before(b) => l < i / b * b,
+                                Terms::After(b) => l >= (i / b + 1) * b,
+                            })
+                            .collect();
+                        let drawn = mine.iter().find(|d| d.chunk == chunk);
+                        let got: Vec<usize> =
+                            drawn.map_or(vec![], |d| (d.terms.0..d.terms.1).collect());
+                        assert_eq!(got, want, "{terms:?} group {g} chunk {chunk} row {i}");
+                    }
+                }
+            }
+            // A triangle leaves out draws (a lower one about half, an upper one a sixth
+            // here: every row of it takes some terms of the last chunk).
+            let all = 3 * p.groups();
+            match terms {
+                Terms::All => assert_eq!(draws.len(), all),
+                _ => assert!(
+                    draws.len() < all - p.groups() / 3,
+                    "{terms:?} {}",
+                    draws.len()
+                ),
             }
         }
     }

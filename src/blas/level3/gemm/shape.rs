@@ -31,6 +31,34 @@ pub(crate) enum Window {
     Lower(i64),
 }
 
+/// Which terms of the sum over k each row of C takes. A blocked triangular product
+/// (strmm) runs its off-diagonal blocks as one product over all of a triangular op(A),
+/// without its diagonal blocks of `b` rows: row `i` of the window (block `i / b`) sums
+/// only the `l` of op(A)'s blocks before (or after) its own. `b` is a multiple of 16, so
+/// that no tile of a kernel that bounds its sums (`GemmKernel::bounds_terms`) straddles two
+/// blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Terms {
+    /// Every `l < k`.
+    All,
+    /// `l < (i / b) * b`: a lower op(A) left of its diagonal blocks.
+    Before(usize),
+    /// `l >= (i / b + 1) * b`: an upper op(A) right of its diagonal blocks.
+    After(usize),
+}
+
+impl Terms {
+    /// The terms `[lo, hi)` of `[k0, k1)` that rows `i0 ..` (inside one block) take; empty
+    /// when `lo >= hi`. `gemm_window.glsl`'s `term_range` is the same.
+    pub(crate) fn range(self, i0: usize, (k0, k1): (usize, usize)) -> (usize, usize) {
+        match self {
+            Terms::All => (k0, k1),
+            Terms::Before(b) => (k0, k1.min(i0 / b * b)),
+            Terms::After(b) => (k0.max((i0 / b + 1) * b), k1),
+        }
+    }
+}
+
 /// A sgemm call in column-major form: C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta C.
 /// `swapped` says that A and B here are the user's B and A (a row-major call).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +73,8 @@ pub(crate) struct GemmShape {
     pub c_off: usize,
     /// The part of the window written.
     pub window: Window,
+    /// The terms of the sum each row takes.
+    pub terms: Terms,
     pub swapped: bool,
 }
 
@@ -76,6 +106,7 @@ impl GemmShape {
             ldc: m.max(1),
             c_off: 0,
             window: Window::Full,
+            terms: Terms::All,
             swapped: false,
         }
     }
@@ -101,6 +132,7 @@ impl GemmShape {
             ldc,
             c_off,
             window,
+            terms: Terms::All,
             swapped: false,
         }
     }
@@ -242,6 +274,7 @@ pub(crate) fn gemm_shape(
         ldc: ldc as usize,
         c_off: 0,
         window: Window::Full,
+        terms: Terms::All,
         swapped,
     })
 }
@@ -259,6 +292,20 @@ mod tests {
             } => (param, position),
             e => panic!("{e:?}"),
         }
+    }
+
+    #[test]
+    fn term_ranges_leave_out_the_diagonal_blocks() {
+        assert_eq!(Terms::All.range(40, (0, 100)), (0, 100));
+        // Rows 64..127 (block 1 of 64) take l < 64 (lower) or l >= 128 (upper).
+        assert_eq!(Terms::Before(64).range(64, (0, 200)), (0, 64));
+        assert_eq!(Terms::Before(64).range(112, (32, 200)), (32, 64));
+        assert_eq!(Terms::After(64).range(64, (0, 200)), (128, 200));
+        // Block 0 of a lower T and the last block of an upper one take nothing.
+        let (lo, hi) = Terms::Before(64).range(8, (0, 200));
+        assert!(lo >= hi);
+        let (lo, hi) = Terms::After(64).range(192, (0, 200));
+        assert!(lo >= hi);
     }
 
     #[test]

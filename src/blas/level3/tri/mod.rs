@@ -24,7 +24,7 @@ use crate::blas::level2::matrix::{Matrix, Shape, Storage};
 use crate::blas::level2::trsv::{invert_blocks, SOLVE_BLOCK};
 use crate::blas::level3::blocks::{expand, pitched, release, window_axpby, Fill, Win};
 use crate::blas::level3::gemm::kernel::GemmKernel;
-use crate::blas::level3::gemm::shape::{GemmShape, Operand, Window};
+use crate::blas::level3::gemm::shape::{GemmShape, Operand, Terms, Window};
 use crate::blas::level3::gemm::Src;
 use crate::blas::passes::install;
 use crate::blas::types::{Diag, Layout, Side, Transpose, Uplo};
@@ -83,7 +83,8 @@ pub(crate) const KERNELS: [&Kernel; 6] = [
 ];
 
 /// Rows of a diagonal block of a product: a lane sums at most this many terms. On the
-/// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s).
+/// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s, session 4's plan).
+/// Inside these blocks strmm follows reference's zero tests. A multiple of 16 (`Terms`).
 const MUL_BASE: usize = 64;
 /// Levels of a product (`plan::product_levels`) whose blocks have at most this many rows run
 /// as one pass of `tri_block.frag` over all their pairs of blocks; larger ones as an sgemm
@@ -230,8 +231,11 @@ impl Tri<'_> {
     }
 
     /// `T*W` into a new pitched matrix: every diagonal block of [`MUL_BASE`] rows in one
-    /// pass, then the levels of the halving (`plan::product_levels`), each level of at most
-    /// [`GRID_MAX_H`] rows a block in one pass, larger ones an sgemm a pair of blocks.
+    /// pass, then the rest of T. Where the sgemm kernel bounds its sums
+    /// (`GemmKernel::bounds_terms`), the rest is one sgemm over all of T whose rows take
+    /// only the terms of T's blocks off the diagonal (`Terms`); elsewhere the levels of the
+    /// halving (`plan::product_levels`), each level of at most [`GRID_MAX_H`] rows a block
+    /// in one pass, larger ones an sgemm a pair of blocks. Both form the same terms.
     fn multiply(&self, ctx: &Context, w: &Buffer, ldw: usize, cols: usize) -> Result<Buffer> {
         let order = self.form.order;
         let (mut out, _) = pitched(ctx, order, cols)?;
@@ -241,6 +245,31 @@ impl Tri<'_> {
             Part::Upper
         };
         self.grid_pass(ctx, (diag, MUL_BASE), (1.0, 0.0), w, cols, &mut out)?;
+        if order <= MUL_BASE {
+            return Ok(out);
+        }
+        // T (op(A) = Ts^T) times W, added to the diagonal blocks' products; the kernel is
+        // the one sgemm chooses for the whole product.
+        let whole = GemmShape::block(
+            (order, cols, order),
+            Operand::at(0, self.ldt, true),
+            Operand::at(0, ldw, false),
+            ldw,
+            0,
+            Window::Full,
+        );
+        let kernel = ctx.auto_kernel(&whole, self.ts, w, &out)?;
+        if kernel.bounds_terms(MUL_BASE) {
+            let terms = if self.form.lower {
+                Terms::Before(MUL_BASE)
+            } else {
+                Terms::After(MUL_BASE)
+            };
+            let s = GemmShape { terms, ..whole };
+            let (t, w) = (Src::Buf(self.ts), Src::Buf(w));
+            ctx.gemm_shape_with(kernel, &s, 1.0, t, w, 1.0, &mut out)?;
+            return Ok(out);
+        }
         for h in product_levels(order, MUL_BASE) {
             if h <= GRID_MAX_H {
                 self.grid_pass(ctx, (Part::All, h), (1.0, 1.0), w, cols, &mut out)?;
@@ -538,6 +567,12 @@ mod tests {
                 k.defines
             );
         }
+    }
+
+    #[test]
+    fn diagonal_blocks_hold_whole_tiles_of_the_kernels_that_bound_their_sums() {
+        // No strip (8 rows) or tile (8 or 16 rows) straddles two diagonal blocks.
+        assert_eq!(MUL_BASE % 16, 0);
     }
 
     #[test]
