@@ -544,7 +544,7 @@ fn triangular_routines_with_image_store_packs_and_in_place_merge() {
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
 }
 
-/// Inside a diagonal block (orders up to one block of the product's halving) strmm follows
+/// Up to 64 rows (a product of one diagonal block, one pass of its block kernel) strmm follows
 /// reference's zero tests: an Inf in A whose terms reference leaves out (the row of B it
 /// multiplies is zero, or the Inf meets a zero of B) and a zero of A facing an Inf of B
 /// give reference's Inf and NaN, on the rendered block kernel and on the one that

@@ -82,10 +82,15 @@ pub(crate) const KERNELS: [&Kernel; 6] = [
     &TRI_APPLY_EVERY_LANE,
 ];
 
-/// Rows of a diagonal block of a product: a lane sums at most this many terms. On the
-/// H100 64 beats 32 and 128 (strmm 4096 at 671, 655 and 622 GFLOP/s, session 4's plan).
-/// Inside these blocks strmm follows reference's zero tests. A multiple of 16 (`Terms`).
-const MUL_BASE: usize = 64;
+/// Rows of a diagonal block of a product: a lane of `tri_block.frag` sums at most this many
+/// terms, and inside these blocks strmm follows reference's zero tests. The rest of T is
+/// one sgemm (`Terms`), whose strips take the terms of a draw's 32 rows at once, so 32 is
+/// the smallest block the strip kernel of 4 strips a draw can bound; a multiple of 16 (the
+/// tile kernels' rows). Products of at most [`MUL_ONE_PASS`] rows are one block.
+const MUL_BASE: usize = 32;
+/// Orders of a product that run as a single diagonal block: one pass, every term by
+/// reference's zero tests.
+const MUL_ONE_PASS: usize = 64;
 /// Levels of a product (`plan::product_levels`) whose blocks have at most this many rows run
 /// as one pass of `tri_block.frag` over all their pairs of blocks; larger ones as an sgemm
 /// a pair.
@@ -231,7 +236,7 @@ impl Tri<'_> {
     }
 
     /// `T*W` into a new pitched matrix: every diagonal block of [`MUL_BASE`] rows in one
-    /// pass, then the rest of T. Where the sgemm kernel bounds its sums
+    /// pass (all of T up to [`MUL_ONE_PASS`] rows), then the rest of T. Where the sgemm kernel bounds its sums
     /// (`GemmKernel::bounds_terms`), the rest is one sgemm over all of T whose rows take
     /// only the terms of T's blocks off the diagonal (`Terms`); elsewhere the levels of the
     /// halving (`plan::product_levels`), each level of at most [`GRID_MAX_H`] rows a block
@@ -244,10 +249,11 @@ impl Tri<'_> {
         } else {
             Part::Upper
         };
-        self.grid_pass(ctx, (diag, MUL_BASE), (1.0, 0.0), w, cols, &mut out)?;
-        if order <= MUL_BASE {
+        if order <= MUL_ONE_PASS {
+            self.grid_pass(ctx, (diag, MUL_ONE_PASS), (1.0, 0.0), w, cols, &mut out)?;
             return Ok(out);
         }
+        self.grid_pass(ctx, (diag, MUL_BASE), (1.0, 0.0), w, cols, &mut out)?;
         // T (op(A) = Ts^T) times W, added to the diagonal blocks' products; the kernel is
         // the one sgemm chooses for the whole product.
         let whole = GemmShape::block(
@@ -573,6 +579,7 @@ mod tests {
     fn diagonal_blocks_hold_whole_tiles_of_the_kernels_that_bound_their_sums() {
         // No strip (8 rows) or tile (8 or 16 rows) straddles two diagonal blocks.
         assert_eq!(MUL_BASE % 16, 0);
+        assert!(MUL_ONE_PASS >= MUL_BASE);
     }
 
     #[test]
