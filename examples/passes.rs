@@ -132,19 +132,24 @@ fn main() -> fragblas::Result<()> {
             if n < 1024 {
                 continue;
             }
-            // strsm on both solve paths, strmm once; each from a copy of the same B.
-            for solve in [true, false] {
-                let name = if solve {
-                    format!("strsm {n} ({path})")
-                } else {
-                    format!("strmm {n}")
+            // strsm on both solve paths, strmm once on each triangle; each from a copy of the
+            // same B.
+            for (solve, uplo) in [
+                (true, Uplo::Lower),
+                (false, Uplo::Lower),
+                (false, Uplo::Upper),
+            ] {
+                let name = match (solve, uplo) {
+                    (true, _) => format!("strsm {n} ({path})"),
+                    (false, Uplo::Lower) => format!("strmm {n}"),
+                    (false, Uplo::Upper) => format!("strmm {n} Upper"),
                 };
                 if !wanted(&name) || !(solve || inverse) {
                     continue;
                 }
                 let b0 = ctx.upload(&random(n * n, 4))?;
                 let mut b: Buffer = ctx.zeros(n * n)?;
-                let modes = (Side::Left, Uplo::Lower, NoTrans, Diag::NonUnit);
+                let modes = (Side::Left, uplo, NoTrans, Diag::NonUnit);
                 run(&ctx, &name, &mut || {
                     ctx.scopy(ni * ni, &b0, 1, &mut b, 1)?;
                     let (s, u, t, d) = modes;

@@ -6,7 +6,8 @@
 //! stored triangle is expanded once into `Ts = T^T`, B (or B^T) is copied into W (scaled by
 //! alpha for a solve), and the plan's steps run: a diagonal block is one pass of
 //! `tri_block.frag` or `tri_solve.frag` over the texels of its rows, an update is an sgemm on
-//! the off-diagonal block of T, and the result is copied back into B's window (transposed
+//! the off-diagonal block of T (a product's updates all in one sgemm whose rows take only
+//! the terms off their diagonal block, where the kernel can bound its sums), and the result is copied back into B's window (transposed
 //! for the right side, scaled by alpha for a product). Right-hand sides beyond the largest
 //! texture go in panels.
 //!
@@ -91,6 +92,9 @@ const MUL_BASE: usize = 32;
 /// Orders of a product that run as a single diagonal block: one pass, every term by
 /// reference's zero tests.
 const MUL_ONE_PASS: usize = 64;
+// No strip (8 rows a strip, 32 a draw of Strip4) or tile (8 or 16 rows) straddles two
+// diagonal blocks; a product of one block is at least one.
+const _: () = assert!(MUL_BASE.is_multiple_of(32) && MUL_ONE_PASS >= MUL_BASE);
 /// Levels of a product (`plan::product_levels`) whose blocks have at most this many rows run
 /// as one pass of `tri_block.frag` over all their pairs of blocks; larger ones as an sgemm
 /// a pair.
@@ -573,13 +577,6 @@ mod tests {
                 k.defines
             );
         }
-    }
-
-    #[test]
-    fn diagonal_blocks_hold_whole_tiles_of_the_kernels_that_bound_their_sums() {
-        // No strip (8 rows) or tile (8 or 16 rows) straddles two diagonal blocks.
-        assert_eq!(MUL_BASE % 16, 0);
-        assert!(MUL_ONE_PASS >= MUL_BASE);
     }
 
     #[test]
