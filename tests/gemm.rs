@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use fragblas::{Context, Error, GemmKernel, GemvKernel, Layout, Transpose};
+use fragblas::{Context, ContextOptions, Error, GemmKernel, GemvKernel, Layout, Transpose, Tuning};
 use rand::rngs::StdRng;
 use Layout::*;
 use Transpose::*;
@@ -416,6 +416,38 @@ fn sgemm_with_image_store_packs_and_in_place_merge() {
             pad,
         };
         run_case(&ctx, &mut r, &cs, &[GemmKernel::Strip4, GemmKernel::Tile8]);
+    }
+}
+
+/// The image-store packs read their operand in runs of texels whose positions step by
+/// addition and wrap at the end of a texture row: operands in textures 5 and 7 texels wide,
+/// so that runs cross rows at every phase, under the strip and tile kernels, every transpose
+/// pair.
+#[test]
+fn image_store_packs_read_runs_across_texture_rows() {
+    for cap in [5u32, 7] {
+        let ctx = Context::with_options(ContextOptions {
+            tuning: Some(Tuning::Off),
+            image_stores: Some(true),
+            width_cap: Some(cap),
+            ..Default::default()
+        })
+        .unwrap();
+        let mut r = rng(60 + u64::from(cap));
+        for (i, (ta, tb)) in TRANS.into_iter().enumerate() {
+            let cs = Case {
+                layout: [ColMajor, RowMajor][i % 2],
+                ta,
+                tb,
+                m: 37,
+                n: 21,
+                k: 45,
+                alpha: 0.7,
+                beta: -1.0,
+                pad: i % 3,
+            };
+            run_case(&ctx, &mut r, &cs, &[GemmKernel::Strip4, GemmKernel::Tile8]);
+        }
     }
 }
 

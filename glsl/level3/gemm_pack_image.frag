@@ -56,9 +56,20 @@ void put(int x, int y, vec4 v) {
     }
 }
 
-// Texel q of the source, clamped to its last texel (lanes read past it are masked).
-vec4 fetch(int q) {
-    return texelFetch(src, texel_pos(min(q, src_last), src_width), 0);
+// A run of source texels from q: its first position, clamped to the last texel (lanes that
+// read past it are masked). One division a run; run_next steps by addition.
+ivec2 run_start(int q) {
+    return texel_pos(min(q, src_last), src_width);
+}
+
+// Texel q (at pos) of a run, then pos steps to q + 1 (staying on the last texel).
+vec4 run_next(inout int q, inout ivec2 pos) {
+    vec4 v = texelFetch(src, pos, 0);
+    if (q < src_last) {
+        pos = advance(pos, ivec2(1, 0), src_width);
+    }
+    q += 1;
+    return v;
 }
 
 void main() {
@@ -72,13 +83,15 @@ void main() {
         int e0 = src_off + 4 * x0 + y * ld;
         int q = e0 >> 2;
         int r = e0 & 3;
-        vec4 lo = col ? fetch(q) : vec4(0.0);
+        int qq = q;
+        ivec2 pos = run_start(q);
+        vec4 lo = col ? run_next(qq, pos) : vec4(0.0);
         for (int i = 0; i < PER; ++i) {
             int x = x0 + i;
             if (x >= ext.x) {
                 break;
             }
-            vec4 hi = col ? fetch(q + i + 1) : vec4(0.0);
+            vec4 hi = col ? run_next(qq, pos) : vec4(0.0);
             bvec4 live = lessThan(ivec4(4 * x) + ivec4(0, 1, 2, 3), ivec4(col ? rows : 0));
             put(x, y, select4(vec4(0.0), shift4(lo, hi, r), live));
             lo = hi;
@@ -99,8 +112,10 @@ void main() {
             int q = e0 >> 2;
             int r = e0 & 3;
             vec4 t[(PER + 3) / 4 + 1];
+            int qq = q;
+            ivec2 pos = run_start(q);
             for (int j = 0; j <= (PER + 3) / 4; ++j) {
-                t[j] = fetch(q + j);
+                t[j] = run_next(qq, pos);
             }
             for (int j = 0; j < (PER + 3) / 4; ++j) {
                 vec4 a = shift4(t[j], t[j + 1], r);
