@@ -111,22 +111,20 @@ impl StripPlan {
     /// targets, the later ones (`add`) add to them by blending.
     pub(crate) fn draws(&self, s: &GemmShape) -> Vec<StripDraw> {
         let groups = self.groups();
-        let takes = |g, c| {
-            let (lo, hi) = self.group_terms(g, c, s);
-            lo < hi
-        };
+        let terms = |g, c| self.group_terms(g, c, s);
+        let takes = |(lo, hi): (usize, usize)| lo < hi;
         let first: Vec<Option<usize>> = (0..groups)
-            .map(|g| (0..self.chunks).find(|&c| takes(g, c)))
+            .map(|g| (0..self.chunks).find(|&c| takes(terms(g, c))))
             .collect();
         (0..self.chunks)
             .flat_map(|chunk| (0..groups).map(move |group| (chunk, group)))
             .filter_map(|(chunk, group)| {
+                let terms = terms(group, chunk);
                 let add = match first[group] {
                     None if chunk == 0 => false,
-                    Some(f) if chunk >= f && takes(group, chunk) => chunk > f,
+                    Some(f) if chunk >= f && takes(terms) => chunk > f,
                     _ => return None,
                 };
-                let terms = self.group_terms(group, chunk, s);
                 Some(StripDraw {
                     chunk,
                     group,

@@ -34,9 +34,8 @@ pub(crate) enum Window {
 /// Which terms of the sum over k each row of C takes. A blocked triangular product
 /// (strmm) runs its off-diagonal blocks as one product over all of a triangular op(A),
 /// without its diagonal blocks of `b` rows: row `i` of the window (block `i / b`) sums
-/// only the `l` of op(A)'s blocks before (or after) its own. `b` is a multiple of 16, so
-/// that no tile of a kernel that bounds its sums (`GemmKernel::bounds_terms`) straddles two
-/// blocks.
+/// only the `l` of op(A)'s blocks before (or after) its own. Only the kernels whose tiles
+/// (or draws) lie inside one block of `b` rows read it (`GemmKernel::bounds_terms`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Terms {
     /// Every `l < k`.

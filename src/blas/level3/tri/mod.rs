@@ -7,8 +7,9 @@
 //! alpha for a solve), and the plan's steps run: a diagonal block is one pass of
 //! `tri_block.frag` or `tri_solve.frag` over the texels of its rows, an update is an sgemm on
 //! the off-diagonal block of T (a product's updates all in one sgemm whose rows take only
-//! the terms off their diagonal block, where the kernel can bound its sums), and the result is copied back into B's window (transposed
-//! for the right side, scaled by alpha for a product). Right-hand sides beyond the largest
+//! the terms off their diagonal block, where the kernel can bound its sums), and the result
+//! is copied back into B's window (transposed for the right side, scaled by alpha for a
+//! product). Right-hand sides beyond the largest
 //! texture go in panels.
 //!
 //! Reference semantics: `m == 0` or `n == 0` return at once; `alpha == 0` sets B's window to
@@ -92,8 +93,8 @@ const MUL_BASE: usize = 32;
 /// Orders of a product that run as a single diagonal block: one pass, every term by
 /// reference's zero tests.
 const MUL_ONE_PASS: usize = 64;
-// No strip (8 rows a strip, 32 a draw of Strip4) or tile (8 or 16 rows) straddles two
-// diagonal blocks; a product of one block is at least one.
+// The default kernels bound their sums over these blocks (`GemmKernel::bounds_terms`: a
+// draw of Strip4 is 32 rows, a tile 8 or 16), and a one-pass product holds a whole block.
 const _: () = assert!(MUL_BASE.is_multiple_of(32) && MUL_ONE_PASS >= MUL_BASE);
 /// Levels of a product (`plan::product_levels`) whose blocks have at most this many rows run
 /// as one pass of `tri_block.frag` over all their pairs of blocks; larger ones as an sgemm
@@ -240,10 +241,10 @@ impl Tri<'_> {
     }
 
     /// `T*W` into a new pitched matrix: every diagonal block of [`MUL_BASE`] rows in one
-    /// pass (all of T up to [`MUL_ONE_PASS`] rows), then the rest of T. Where the sgemm kernel bounds its sums
-    /// (`GemmKernel::bounds_terms`), the rest is one sgemm over all of T whose rows take
-    /// only the terms of T's blocks off the diagonal (`Terms`); elsewhere the levels of the
-    /// halving (`plan::product_levels`), each level of at most [`GRID_MAX_H`] rows a block
+    /// pass (all of T up to [`MUL_ONE_PASS`] rows), then the rest of T. Where the sgemm
+    /// kernel bounds its sums (`GemmKernel::bounds_terms`), the rest is one sgemm over all of
+    /// T whose rows take only the terms of T's blocks off the diagonal (`Terms`); elsewhere
+    /// the levels of the halving (`plan::product_levels`), each level of at most [`GRID_MAX_H`] rows a block
     /// in one pass, larger ones an sgemm a pair of blocks. Both form the same terms.
     fn multiply(&self, ctx: &Context, w: &Buffer, ldw: usize, cols: usize) -> Result<Buffer> {
         let order = self.form.order;
