@@ -362,11 +362,93 @@ fn sgemm_1024() {
 /// offset and leading dimension are multiples of 4 (the rendered merge elsewhere): every
 /// kernel on a context that takes those paths, over shapes that end mid-texel, mid-strip
 /// and mid-quad, k over two uniform chunks, padded leading dimensions that are and are not
-/// multiples of 4, both layouts, every transpose pair and special scalars.
+/// multiples of 4, both layouts, every transpose pair and special scalars. Packed op(A)
+/// goes straight into the strip and tile kernels' buffers (a storage block).
 #[test]
 fn sgemm_with_image_store_packs_and_in_place_merge() {
-    let ctx = image_ctx();
-    let mut r = rng(25);
+    image_store_cases(&image_ctx(), 25, &KERNELS);
+}
+
+/// [`sgemm_with_image_store_packs_and_in_place_merge`] where packed op(A) goes into a
+/// texture that is copied into the strip and tile kernels' buffers
+/// (`ContextOptions::storage_packs` off: the path of GPUs with image stores but no fragment
+/// storage block, or a packed op(A) larger than the largest one), under those kernels.
+#[test]
+fn sgemm_with_image_store_packs_copied_into_buffers() {
+    let ctx = Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        image_stores: Some(true),
+        storage_packs: Some(false),
+        ..Default::default()
+    })
+    .unwrap();
+    let kernels = [GemmKernel::Strip4, GemmKernel::Strip8, GemmKernel::Tile16];
+    image_store_cases(&ctx, 26, &kernels);
+}
+
+/// ssyrk's shape through sgemm: C := alpha*A*A^T + beta*C (and A^T*A) with the same buffer
+/// as both operands, which the strip kernels pack once for both (the twin pack: op(A)'s
+/// blocks and op(B)'s quads from one pass), on a context whose packs write the buffer
+/// itself and one whose packs are copied into it.
+#[test]
+fn sgemm_of_one_operand_and_its_transpose_with_image_store_packs() {
+    let copied = Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        image_stores: Some(true),
+        storage_packs: Some(false),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut r = rng(27);
+    for ctx in [image_ctx(), copied] {
+        for (ta, tb, m, k) in [(NoTrans, Trans, 37, 45), (Trans, NoTrans, 21, 70)] {
+            let lda = if ta == NoTrans { m + 3 } else { k + 2 };
+            let cols = if ta == NoTrans { k } else { m };
+            let mut a = reals(&mut r, lda * cols);
+            let rows = lda - if ta == NoTrans { 3 } else { 2 };
+            for (i, v) in a.iter_mut().enumerate() {
+                if i % lda >= rows {
+                    *v = f32::NAN;
+                }
+            }
+            let c0 = reals(&mut r, m * m);
+            let (mi, ki) = (m as i32, k as i32);
+            let mut want = c0.clone();
+            cpu_gemm::sgemm(
+                ColMajor, ta, tb, mi, mi, ki, 0.5, &a, lda as i32, &a, lda as i32, -1.0, &mut want,
+                mi,
+            );
+            let fin: Vec<f32> = a
+                .iter()
+                .map(|x| if x.is_nan() { 0.0 } else { x.abs() })
+                .collect();
+            let mut bound = vec![0.0f32; m * m];
+            cpu_gemm::sgemm(
+                ColMajor, ta, tb, mi, mi, ki, 1.0, &fin, lda as i32, &fin, lda as i32, 0.0,
+                &mut bound, mi,
+            );
+            let ga = ctx.upload(&a).unwrap();
+            for kern in [GemmKernel::Strip4, GemmKernel::Strip8] {
+                let mut gc = ctx.upload(&c0).unwrap();
+                ctx.sgemm_with(
+                    kern, ColMajor, ta, tb, mi, mi, ki, 0.5, &ga, lda as i32, &ga, lda as i32,
+                    -1.0, &mut gc, mi,
+                )
+                .unwrap();
+                let what = format!("{kern:?} {ta:?}/{tb:?} m={m} k={k}");
+                let tol = |i: usize| {
+                    2.0 * (k as f32 + 2.0) * EPS * (0.5 * bound[i] + c0[i].abs())
+                        + f32::MIN_POSITIVE
+                };
+                assert_close_slices(&what, &gc.to_vec().unwrap(), &want, tol);
+            }
+        }
+    }
+}
+
+fn image_store_cases(ctx: &Context, seed: u64, kernels: &[GemmKernel]) {
+    let ctx = ctx.clone();
+    let mut r = rng(seed);
     let mut idx = 0usize;
     for &(m, n, k) in &[
         (1, 1, 1),
@@ -398,7 +480,7 @@ fn sgemm_with_image_store_packs_and_in_place_merge() {
                     beta,
                     pad,
                 };
-                run_case(&ctx, &mut r, &cs, &KERNELS);
+                run_case(&ctx, &mut r, &cs, kernels);
             }
         }
     }

@@ -16,7 +16,7 @@
 // Without trans a fragment writes the texels x0..x0+PER-1 of one layout row (4*PER
 // consecutive stored elements); with trans the texels y0..y0+PER-1 of one layout column
 // (four runs of PER stored elements, transposed). KC and PER are defined before this
-// file.
+// file; with DST_BUFFER defined, dst is a storage buffer (below).
 uniform sampler2D src;
 uniform int src_width;
 uniform int src_last;
@@ -32,8 +32,19 @@ uniform int twin;
 uniform int place_kind2;
 uniform ivec2 extent2;
 
+#ifdef DST_BUFFER
+// dst is a storage buffer of rows of dst_width texels (the bytes glReadPixels of a texture
+// that wide would give): the strip kernels' uniform blocks, the tile kernels' op(A), written
+// where they are read, with no copy of a texture into the buffer after the pass.
+layout(std430, binding = 0) writeonly buffer Dst {
+    vec4 dst_texels[];
+};
+uniform int dst_width;
+layout(binding = 0, rgba32f) writeonly uniform highp image2D dst2;
+#else
 layout(binding = 0, rgba32f) writeonly uniform highp image2D dst;
 layout(binding = 1, rgba32f) writeonly uniform highp image2D dst2;
+#endif
 
 ivec2 place(int kind, int x, int y) {
     if (kind == 1) {
@@ -49,7 +60,12 @@ ivec2 place(int kind, int x, int y) {
 // Layout texel (x, y) into dst, and with twin into dst2, where each extent holds it.
 void put(int x, int y, vec4 v) {
     if (x < extent.x && y < extent.y) {
-        imageStore(dst, place(place_kind, x, y), v);
+        ivec2 at = place(place_kind, x, y);
+#ifdef DST_BUFFER
+        dst_texels[at.y * dst_width + at.x] = v;
+#else
+        imageStore(dst, at, v);
+#endif
     }
     if (twin != 0 && x < extent2.x && y < extent2.y) {
         imageStore(dst2, place(place_kind2, x, y), v);
@@ -91,7 +107,8 @@ void main() {
             if (x >= ext.x) {
                 break;
             }
-            vec4 hi = col ? run_next(qq, pos) : vec4(0.0);
+            // A run that starts on a texel boundary (r == 0) needs no texel past its end.
+            vec4 hi = col && (r != 0 || i + 1 < PER) ? run_next(qq, pos) : vec4(0.0);
             bvec4 live = lessThan(ivec4(4 * x) + ivec4(0, 1, 2, 3), ivec4(col ? rows : 0));
             put(x, y, select4(vec4(0.0), shift4(lo, hi, r), live));
             lo = hi;
@@ -115,7 +132,7 @@ void main() {
             int qq = q;
             ivec2 pos = run_start(q);
             for (int j = 0; j <= (PER + 3) / 4; ++j) {
-                t[j] = run_next(qq, pos);
+                t[j] = r != 0 || j < (PER + 3) / 4 ? run_next(qq, pos) : vec4(0.0);
             }
             for (int j = 0; j < (PER + 3) / 4; ++j) {
                 vec4 a = shift4(t[j], t[j + 1], r);

@@ -80,6 +80,13 @@ pub struct ContextOptions {
     /// 4096^2 2.5x faster); software devices read a run faster (llvmpipe: 2x). `Some` forces
     /// either; results are the same up to the order of the sums.
     pub interleaved_products: Option<bool>,
+    /// Whether sgemm's image-store packs write packed op(A) straight into the buffer the
+    /// multiply reads (the strip kernels' uniform blocks, the tile kernels' storage buffer)
+    /// through a fragment storage block, instead of into a texture that is then copied into
+    /// the buffer. `None` and `Some(true)` do so wherever the image-store paths run and the
+    /// device has a fragment storage block large enough (on the H100 the copy cost 115 us of
+    /// sgemm 1024's 1.98 ms); `Some(false)` never. Results are the same either way.
+    pub storage_packs: Option<bool>,
     /// Whether the context counts the host time of its GL calls by kind of work (draws,
     /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
     /// call's fixed cost is made of. `None` reads [`PROFILE_ENV`]; off by default (it adds
@@ -119,6 +126,8 @@ pub(crate) struct Inner {
     /// Whether level-2 products split their sum into interleaved chunks
     /// ([`ContextOptions::interleaved_products`]).
     pub(crate) interleaved_products: bool,
+    /// Whether sgemm's packs may write storage buffers ([`ContextOptions::storage_packs`]).
+    pub(crate) storage_packs: bool,
     programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
     /// The GLSL version lines kernels compile with.
     preludes: Preludes,
@@ -229,6 +238,7 @@ impl Context {
         let image_store_paths = info.image_stores && options.image_stores.unwrap_or(!info.software);
         let inverse_solves = options.inverse_solves.unwrap_or(!info.software);
         let interleaved_products = options.interleaved_products.unwrap_or(!info.software);
+        let storage_packs = options.storage_packs.unwrap_or(true);
         log::info!(
             "fragblas: device {} ({}{}), {} {:?}, tuning {tuning:?} (cache {}), image-store paths: {}",
             desc.index,
@@ -251,6 +261,7 @@ impl Context {
             image_store_paths,
             inverse_solves,
             interleaved_products,
+            storage_packs,
             programs: RefCell::new(HashMap::new()),
             preludes,
             kept: Resources::default(),

@@ -4,8 +4,8 @@
 //! triangular window's kernels skip the blocks of their grid that hold none of it.
 
 use crate::blas::level3::gemm::kernel::{
-    GemmKernel, GEMM_GENERIC, GEMM_MERGE_STRIP_IMAGE, GEMM_PACK, GEMM_PACK_IMAGE, GEMM_PACK_STRIP,
-    PACK_TEXELS,
+    GemmKernel, GEMM_GENERIC, GEMM_MERGE_STRIP_IMAGE, GEMM_PACK, GEMM_PACK_BLOCKS, GEMM_PACK_IMAGE,
+    GEMM_PACK_STRIP, PACK_TEXELS,
 };
 use crate::blas::level3::gemm::plan::{
     StripDraw, StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
@@ -191,7 +191,8 @@ fn pack_sized(
 ) -> Result<Surface> {
     let out = inner.take_surface(w, h)?;
     if inner.image_store_paths {
-        pack_image(inner, src, op, (rows, cols), &[(&out, place)])?;
+        let outs = [(PackOut::Image(&out), place)];
+        pack_image(inner, src, op, (rows, cols), &outs)?;
         return Ok(out);
     }
     debug_assert!(!matches!(place, Place::Strips { .. }));
@@ -202,6 +203,53 @@ fn pack_sized(
     gl.set_i32(&prog, "quads", (place == Place::Quads) as i32);
     gl.draw(&[&out], w, h);
     Ok(out)
+}
+
+/// Whether packed op(A) of `bytes` bytes is written straight into the buffer the multiply
+/// reads ([`GEMM_PACK_BLOCKS`], [`ContextOptions::storage_packs`]) rather than into a
+/// texture copied into it.
+///
+/// [`ContextOptions::storage_packs`]: crate::ContextOptions::storage_packs
+fn packs_into_buffers(inner: &Inner, bytes: usize) -> bool {
+    inner.storage_packs
+        && inner.image_store_paths
+        && GEMM_PACK_BLOCKS.runs_on(&inner.info)
+        && bytes as u64 <= inner.info.max_storage_block_size
+}
+
+/// op(A) packed into a new buffer of at least `bytes` bytes that holds the texels of a
+/// `(w, h)` layout row by row (the strip kernels' uniform blocks, the tile kernels' storage
+/// buffer) at `place`; with `twin`, the same pass also writes op(A)'s layout into that
+/// texture at its place ([`strip_twin_pack`]). Where the device can, the pack writes the
+/// buffer itself ([`packs_into_buffers`]); elsewhere a texture, copied into the buffer.
+fn pack_into_buffer(
+    inner: &Inner,
+    src: &Buffer,
+    op: Operand,
+    dims: (usize, usize),
+    ((w, h), bytes): ((u32, u32), usize),
+    place: Place,
+    twin: Option<(&Surface, Place)>,
+) -> Result<GlBuffer> {
+    let buf = inner.take_block_buffer(bytes)?;
+    if packs_into_buffers(inner, bytes) {
+        let mut outs = vec![(PackOut::Buffer(&buf, (w, h)), place)];
+        outs.extend(twin.map(|(t, p)| (PackOut::Image(t), p)));
+        pack_image(inner, src, op, dims, &outs)?;
+        return Ok(buf);
+    }
+    let tex = match twin {
+        Some((t, tp)) => {
+            let tex = inner.take_surface(w, h)?;
+            let outs = [(PackOut::Image(&tex), place), (PackOut::Image(t), tp)];
+            pack_image(inner, src, op, dims, &outs)?;
+            tex
+        }
+        None => pack_sized(inner, src, op, dims, (w, h), place)?,
+    };
+    inner.enter()?.copy_to_block_buffer(&tex, &buf);
+    inner.give_surface(tex);
+    Ok(buf)
 }
 
 /// The uniforms of both packing kernels that name the operand read.
@@ -220,25 +268,61 @@ fn set_pack_source(
     gl.set_i32(prog, "cols", cols as i32);
 }
 
+/// Where a pass of `gemm_pack_image.frag` writes a layout.
+#[derive(Clone, Copy)]
+enum PackOut<'a> {
+    /// Into this texture.
+    Image(&'a Surface),
+    /// Into this buffer, as the rows of a texture of this size would be read back (the
+    /// first layout of a pass only: [`GEMM_PACK_BLOCKS`]).
+    Buffer(&'a GlBuffer, (u32, u32)),
+}
+
+impl PackOut<'_> {
+    /// The size in texels of the texture the layout fills.
+    fn size(self) -> (u32, u32) {
+        match self {
+            PackOut::Image(s) => (s.width, s.height),
+            PackOut::Buffer(_, size) => size,
+        }
+    }
+}
+
 /// The image-store pack (`gemm_pack_image.frag`): one pass writes op(M)'s layout into one
-/// texture, or two at once (`outs`: each texture and where it puts the layout's texels),
-/// reading op(M) once.
+/// texture or buffer, or two at once (`outs`: where each goes and where it puts the
+/// layout's texels), reading op(M) once.
 fn pack_image(
     inner: &Inner,
     src: &Buffer,
     op: Operand,
     (rows, cols): (usize, usize),
-    outs: &[(&Surface, Place)],
+    outs: &[(PackOut, Place)],
 ) -> Result<()> {
-    let prog = inner.program(&GEMM_PACK_IMAGE)?;
+    let buffer = match outs[0].0 {
+        PackOut::Buffer(b, (w, _)) => Some((b, w)),
+        PackOut::Image(_) => None,
+    };
+    debug_assert!(outs[1..]
+        .iter()
+        .all(|(o, _)| matches!(o, PackOut::Image(_))));
+    let kernel = if buffer.is_some() {
+        &GEMM_PACK_BLOCKS
+    } else {
+        &GEMM_PACK_IMAGE
+    };
+    let prog = inner.program(kernel)?;
     let gl = inner.enter()?;
     gl.use_program(&prog);
     set_pack_source(gl, &prog, src, op, (rows, cols));
     gl.set_i32(&prog, "src_last", src.last_texel());
     gl.set_i32(&prog, "twin", (outs.len() > 1) as i32);
+    if let Some((b, w)) = buffer {
+        gl.bind_storage_buffer(0, Some(b));
+        gl.set_i32(&prog, "dst_width", w as i32);
+    }
     let (mut ew, mut eh) = (0, 0);
     for (i, (out, place)) in outs.iter().enumerate() {
-        let (w, h) = place.extent((out.width, out.height));
+        let (w, h) = place.extent(out.size());
         let names = [("place_kind", "extent"), ("place_kind2", "extent2")][i];
         gl.set_i32(&prog, names.0, place.kind());
         gl.set_ivec2(&prog, names.1, [w as i32, h as i32]);
@@ -254,8 +338,18 @@ fn pack_image(
     } else {
         (ew.div_ceil(PACK_TEXELS as u32), eh)
     };
-    let images: Vec<&Surface> = outs.iter().map(|(out, _)| *out).collect();
+    // The textures, on image units from 0 (a buffer takes none).
+    let images: Vec<&Surface> = outs
+        .iter()
+        .filter_map(|(out, _)| match out {
+            PackOut::Image(s) => Some(*s),
+            PackOut::Buffer(..) => None,
+        })
+        .collect();
     gl.draw_image_stores(&images, grid.0, grid.1);
+    if buffer.is_some() {
+        gl.bind_storage_buffer(0, None);
+    }
     Ok(())
 }
 
@@ -379,24 +473,28 @@ fn strip_twin_pack(
     src: &Buffer,
     op: Operand,
 ) -> Result<(GlBuffer, Surface)> {
-    let ap = inner.take_surface(plan.block_texels() as u32, plan.blocks() as u32)?;
     let (w, h) = strip_bt_size(s);
     let bt = inner.take_surface(w, h)?;
-    let strips = Place::Strips {
+    let size = (strip_a_size(plan), plan.buffer_bytes());
+    let twin = Some((&bt, Place::Quads));
+    let blocks = pack_into_buffer(inner, src, op, (s.m, s.k), size, strip_place(plan), twin)?;
+    Ok((blocks, bt))
+}
+
+/// The texture size of the strip kernels' packed op(A): a row of texels a block.
+fn strip_a_size(plan: &StripPlan) -> (u32, u32) {
+    (plan.block_texels() as u32, plan.blocks() as u32)
+}
+
+/// Where the strip kernels' op(A) goes.
+fn strip_place(plan: &StripPlan) -> Place {
+    Place::Strips {
         chunks: plan.chunks,
-    };
-    pack_image(
-        inner,
-        src,
-        op,
-        (s.m, s.k),
-        &[(&ap, strips), (&bt, Place::Quads)],
-    )?;
-    Ok((strip_blocks(inner, plan, ap)?, bt))
+    }
 }
 
 /// op(A)'s packed blocks (`ap`, which goes back to the pool) copied into one buffer of
-/// uniform blocks.
+/// uniform blocks (the rendered pack's path).
 fn strip_blocks(inner: &Inner, plan: &StripPlan, ap: Surface) -> Result<GlBuffer> {
     let blocks = inner.take_block_buffer(plan.buffer_bytes())?;
     inner.enter()?.copy_to_block_buffer(&ap, &blocks);
@@ -447,13 +545,12 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         let (blocks, bt) = strip_twin_pack(inner, &plan, s, a, s.a)?;
         return strip_multiply(inner, kernel, call, blocks, bt);
     }
-    let (w, h) = (plan.block_texels() as u32, plan.blocks() as u32);
-    let ap = if inner.image_store_paths {
-        let strips = Place::Strips {
-            chunks: plan.chunks,
-        };
-        pack_sized(inner, a, s.a, (s.m, s.k), (w, h), strips)?
+    let blocks = if inner.image_store_paths {
+        let size = (strip_a_size(&plan), plan.buffer_bytes());
+        let place = strip_place(&plan);
+        pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None)?
     } else {
+        let (w, h) = strip_a_size(&plan);
         let prog = inner.program(&GEMM_PACK_STRIP)?;
         let ap = inner.take_surface(w, h)?;
         let gl = inner.enter()?;
@@ -466,9 +563,8 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         gl.set_i32(&prog, "cols", s.k as i32);
         gl.set_i32(&prog, "chunks", plan.chunks as i32);
         gl.draw(&[&ap], w, h);
-        ap
+        strip_blocks(inner, &plan, ap)?
     };
-    let blocks = strip_blocks(inner, &plan, ap)?;
     let bt_size = strip_bt_size(s);
     let bt = pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?;
     strip_multiply(inner, kernel, call, blocks, bt)
@@ -606,18 +702,10 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     let GemmCall { s, a, b, .. } = *call;
     let plan = TilePlan::new(s, kernel.tile_rows());
     let (mul, merge) = kernel.kernels();
-    let ap = pack_sized(
-        inner,
-        a,
-        s.a,
-        (s.m, s.k),
-        (plan.a_width as u32, plan.k as u32),
-        Place::Plain,
-    )?;
-    let a_buf = inner.take_block_buffer(plan.a_bytes())?;
+    let a_size = ((plan.a_width as u32, plan.k as u32), plan.a_bytes());
+    let dims = (s.m, s.k);
+    let a_buf = pack_into_buffer(inner, a, s.a, dims, a_size, Place::Plain, None)?;
     let gl = inner.enter()?;
-    gl.copy_to_block_buffer(&ap, &a_buf);
-    inner.give_surface(ap);
     let bt = pack_sized(
         inner,
         b,
