@@ -358,10 +358,11 @@ fn sgemm_1024() {
 }
 
 /// On GPUs with image stores the packed kernels pack through image stores (8 texels a
-/// fragment, every packed layout) and the strip kernels merge into C in place where C's
-/// offset and leading dimension are multiples of 4 (the rendered merge elsewhere): every
-/// kernel on a context that takes those paths, over shapes that end mid-texel, mid-strip
-/// and mid-quad, k over two uniform chunks, padded leading dimensions that are and are not
+/// fragment, every packed layout) and the strip kernels write C in place where C's offset
+/// and leading dimension are multiples of 4 (the multiply itself where k is one chunk, the
+/// merge where it is more; the rendered merge elsewhere): every kernel on a context that
+/// takes those paths, over shapes that end mid-texel, mid-strip and mid-quad, k over two
+/// uniform chunks, padded leading dimensions that are and are not
 /// multiples of 4, both layouts, every transpose pair and special scalars. Packed op(A)
 /// goes straight into the strip and tile kernels' buffers (a storage block).
 #[test]
@@ -461,7 +462,7 @@ fn image_store_cases(ctx: &Context, seed: u64, kernels: &[GemmKernel]) {
         for layout in [ColMajor, RowMajor] {
             for (ta, tb) in TRANS {
                 let (alpha, beta) = [(0.7, -1.0), (1.0, 0.0), (-1.0, 1.0), (0.0, 0.7)][idx % 4];
-                // C's lines padded to a multiple of 4 (the in-place merge) or not.
+                // C's lines padded to a multiple of 4 (C written in place) or not.
                 let c_in = if layout == ColMajor { m } else { n };
                 let pad = if idx.is_multiple_of(2) {
                     (4 - c_in % 4) % 4

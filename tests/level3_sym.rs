@@ -322,9 +322,9 @@ fn every_gemm_kernel_under_the_symmetric_routines() {
 }
 
 /// On a context whose packed kernels pack through image stores and whose strip kernels
-/// merge in place (GPUs with image stores): ssymm, ssyrk and ssyr2k under the strip and tile
-/// kernels, with C's leading dimension a multiple of 4 (the triangles of ssyrk's diagonal
-/// blocks merged in place) and not, at orders that end mid-strip.
+/// write C in place (GPUs with image stores): ssymm, ssyrk and ssyr2k under the strip and
+/// tile kernels, with C's leading dimension a multiple of 4 (the triangles of ssyrk's
+/// diagonal blocks written in place) and not, at orders that end mid-strip.
 #[test]
 fn symmetric_routines_with_image_store_packs_and_in_place_merge() {
     let ctx = image_ctx();

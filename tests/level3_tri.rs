@@ -519,7 +519,8 @@ fn every_gemm_kernel_under_the_triangular_routines() {
 }
 
 /// strmm and strsm on a context whose packed kernels pack through image stores and whose
-/// strip kernels merge in place (GPUs with image stores), under the strip and tile kernels.
+/// strip kernels write C in place (GPUs with image stores), under the strip and tile
+/// kernels.
 #[test]
 fn triangular_routines_with_image_store_packs_and_in_place_merge() {
     let ctx = image_ctx();

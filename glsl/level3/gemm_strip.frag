@@ -12,7 +12,10 @@
 // sits at (2*(q / (BAND/2)) + r%2, BAND*s + 2*(q % (BAND/2)) + r/2). A fragment
 // whose tile holds no element of the window's triangle (gemm_window.glsl, compiled in
 // before this file) skips the k loop and writes zeros, which the merge does not read.
-// GROUP, BAND and KC are defined before this file.
+// GROUP, BAND and KC are defined before this file. With IN_PLACE defined (and STORE_TILE,
+// for gemm_window.glsl's store_tile), where a draw of a strip sums all of k (one chunk),
+// the fragment writes alpha*tile + beta*C into C through image stores instead of the
+// targets: no merge pass, and no targets to write and read back.
 uniform sampler2D bt;
 uniform int k0;
 uniform int kc;
@@ -27,6 +30,7 @@ layout(std140) uniform AStrip {
     vec4 a[2 * KC];
 } strip[GROUP];
 
+#ifndef IN_PLACE
 layout(location = 0) out vec4 o0;
 layout(location = 1) out vec4 o1;
 layout(location = 2) out vec4 o2;
@@ -35,6 +39,7 @@ layout(location = 4) out vec4 o4;
 layout(location = 5) out vec4 o5;
 layout(location = 6) out vec4 o6;
 layout(location = 7) out vec4 o7;
+#endif
 
 // Adds a[2l], a[2l+1] (8 rows at k0 + l) times b (4 columns) to the tile.
 #define STRIP_STEP(g, b, l)                                        \
@@ -75,7 +80,8 @@ void main() {
     // each k: one cache line per quad and fetch. Quads past the last block repeat it; the
     // merge pass ignores them. The quads run down the band's columns first, so that the
     // quads a triangle leaves out are whole columns of the band, whole warps.
-    int q = min((p.x >> 1) * (BAND / 2) + (yb >> 1), quads - 1);
+    int q_all = (p.x >> 1) * (BAND / 2) + (yb >> 1);
+    int q = min(q_all, quads - 1);
     int j = 4 * q + (p.x & 1) + 2 * (yb & 1);
     bool live = block_written(8 * band, 8 * band + 7, 4 * j, 4 * j + 3);
     ivec2 bq = ivec2(2 * q + (p.x & 1), yb & 1);
@@ -98,6 +104,14 @@ void main() {
     else if (g == 7) STRIP_LOOP(7)
 #endif
 #endif
+#ifdef IN_PLACE
+    // Each tile of the window once: not the repeats of the last quad, nor the bands past
+    // the last strip (their rows are past m).
+    if (live && q_all < quads && 8 * band < m && 4 * j < n) {
+        vec4 pr[8] = vec4[8](c0, c1, c2, c3, c4, c5, c6, c7);
+        store_tile(pr, 8 * band, 4 * j);
+    }
+#else
     o0 = c0;
     o1 = c1;
     o2 = c2;
@@ -106,4 +120,5 @@ void main() {
     o5 = c5;
     o6 = c6;
     o7 = c7;
+#endif
 }

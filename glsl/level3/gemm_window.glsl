@@ -65,3 +65,60 @@ ivec2 term_range(int i0, int k0, int k1) {
     }
     return ivec2(k0, k1);
 }
+
+#ifdef STORE_TILE
+// The strip kernels' in-place update of C through image stores (the merge pass
+// gemm_merge_strip_image.frag, and gemm_strip.frag with IN_PLACE where one draw a strip
+// sums all of k): alpha*P + beta*C for an 8 x 4 tile P of C(i0 .. i0+7, j0 .. j0+3), into the two
+// texels of C that hold each of the tile's columns, reading them first. C's leading
+// dimension and offset are multiples of 4 (checked by the caller), so a texel of C holds
+// rows of one column only and no two tiles write the same texel. Elements outside the
+// window keep their values; texels with none in it are not written.
+uniform sampler2D c;
+uniform int c_width;
+uniform float alpha;
+uniform float beta;
+
+layout(binding = 0, rgba32f) writeonly uniform highp image2D c_out;
+
+// Whether element (i, j) of the m x n window is written (the triangle of c_tri, c_diag).
+bool written(int i, int j) {
+    if (i >= m) {
+        return false;
+    }
+    if (c_tri == 1) {
+        return i + c_diag <= j;
+    }
+    if (c_tri == 2) {
+        return i + c_diag >= j;
+    }
+    return true;
+}
+
+// pr[r] = P(i0 + r, j0 .. j0+3).
+void store_tile(vec4 pr[8], int i0, int j0) {
+    for (int l = 0; l < 4; ++l) {
+        int j = j0 + l;
+        if (j >= n) {
+            break;
+        }
+        int t = (c_off + i0 + j * ldc) >> 2;
+        for (int h = 0; h < 2; ++h) {
+            int i = i0 + 4 * h;
+            if (!written(i, j) && !written(i + 1, j) && !written(i + 2, j) &&
+                !written(i + 3, j)) {
+                continue;
+            }
+            ivec2 at = texel_pos(t + h, c_width);
+            vec4 old = texelFetch(c, at, 0);
+            vec4 v = old;
+            for (int u = 0; u < 4; ++u) {
+                if (written(i + u, j)) {
+                    v[u] = blas_update(alpha, pr[4 * h + u][l], beta, old[u]);
+                }
+            }
+            imageStore(c_out, at, v);
+        }
+    }
+}
+#endif

@@ -56,7 +56,8 @@ pub struct ContextOptions {
     /// texels (or columns) a fragment, instead of rendering one texel a fragment: sscal,
     /// scopy, sswap and saxpy on unit-stride vectors (in place), the level-2 rank updates
     /// (in place) and the unpacking of a symmetric packed matrix, sgemm's packing passes and
-    /// the strip kernels' merge (in place), strmm's and strsm's block products, inverse
+    /// the strip kernels' writes of C (in place: by the multiply itself where k is one
+    /// chunk, else by the merge), strmm's and strsm's block products, inverse
     /// products and copies, the solves' inversion of diagonal blocks (16 x 16 sub-blocks,
     /// one fragment a column, joined by product passes) and their block steps (in place),
     /// and stpsv's unpacking of its packed triangle. `None` does so on hardware devices

@@ -93,15 +93,31 @@ impl Gl {
     ///
     /// Only for devices whose [`GlStrings::image_stores`] is true.
     pub(crate) fn draw_image_stores(&self, images: &[&Surface], w: u32, h: u32) {
+        self.draw_image_store_rects(images, &[(0, 0, w, h)], |_| {});
+    }
+
+    /// [`Gl::draw_image_stores`] once per rectangle of a grid of fragments, calling
+    /// `before(i)` ahead of draw `i` so that it can change uniforms or bindings; one barrier
+    /// after the last draw (the draws of one call must not read what another writes). A
+    /// profile counts all of it as draws.
+    pub(crate) fn draw_image_store_rects(
+        &self,
+        images: &[&Surface],
+        rects: &[Rect],
+        mut before: impl FnMut(usize),
+    ) {
         self.raise_planted_fault();
         let set = self
             .framebuffer_parameteri
             .expect("image-store kernels only run where glFramebufferParameteri exists");
+        let (w, h) = rects.iter().fold((0, 0), |(w, h), &(x, y, rw, rh)| {
+            (w.max(x + rw), h.max(y + rh))
+        });
         // SAFETY: `image_fbo` belongs to this context and has no attachments; GL 4.3 / GLES
         // 3.1 (checked with `image_stores`) size such a framebuffer with
         // glFramebufferParameteri, called through the entry point of this context, on the
         // bound draw framebuffer with valid enums and positive sizes. The images are live
-        // RGBA32F textures of this context with level 0 only, unbound again after the draw,
+        // RGBA32F textures of this context with level 0 only, unbound again after the draws,
         // and the barrier orders the stores before any later read (texel fetch, read-back,
         // copy or attachment) of the textures.
         self.profile.time(GlWork::Draws, || unsafe {
@@ -139,9 +155,12 @@ impl Gl {
                     glow::RGBA32F,
                 );
             }
-            gl.viewport(0, 0, w as i32, h as i32);
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            self.stamp_draw();
+            for (i, &(x, y, rw, rh)) in rects.iter().enumerate() {
+                before(i);
+                gl.viewport(x as i32, y as i32, rw as i32, rh as i32);
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                self.stamp_draw();
+            }
             for unit in 0..images.len() {
                 gl.bind_image_texture(
                     unit as u32,

@@ -82,6 +82,25 @@ static GEMM_STRIP8: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .targets(8)
     .blocks(8, STRIP_BLOCK_BYTES)
     .blending();
+/// [`GEMM_STRIP1`] writing C in place through image stores (`IN_PLACE`): for products whose
+/// k is one chunk, where the merge would only apply alpha and beta.
+static GEMM_STRIP1_IN_PLACE: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 1\n#define IN_PLACE 1\n#define STORE_TILE 1")
+    .header(WINDOW_GLSL)
+    .blocks(1, STRIP_BLOCK_BYTES)
+    .image_stores();
+/// [`GEMM_STRIP4`] writing C in place.
+static GEMM_STRIP4_IN_PLACE: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 4\n#define IN_PLACE 1\n#define STORE_TILE 1")
+    .header(WINDOW_GLSL)
+    .blocks(4, STRIP_BLOCK_BYTES)
+    .image_stores();
+/// [`GEMM_STRIP8`] writing C in place.
+static GEMM_STRIP8_IN_PLACE: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 8\n#define IN_PLACE 1\n#define STORE_TILE 1")
+    .header(WINDOW_GLSL)
+    .blocks(8, STRIP_BLOCK_BYTES)
+    .image_stores();
 /// Merge pass reading the 8 targets of the strip kernels.
 static GEMM_MERGE_STRIP: Kernel = crate::kernel!("level3/gemm_merge_strip.frag")
     .defines("#define KC 2048\n#define BAND 8")
@@ -90,7 +109,7 @@ static GEMM_MERGE_STRIP: Kernel = crate::kernel!("level3/gemm_merge_strip.frag")
 /// elements, C updated where it lies (offset and leading dimension multiples of 4).
 pub(crate) static GEMM_MERGE_STRIP_IMAGE: Kernel =
     crate::kernel!("level3/gemm_merge_strip_image.frag")
-        .defines("#define KC 2048\n#define BAND 8")
+        .defines("#define KC 2048\n#define BAND 8\n#define STORE_TILE 1")
         .header(WINDOW_GLSL)
         .image_stores();
 
@@ -108,7 +127,7 @@ static GEMM_TILE16: Kernel = crate::kernel!("level3/gemm_tile.frag")
     .image_stores();
 
 /// The kernels of sgemm.
-pub(crate) const KERNELS: [&Kernel; 18] = [
+pub(crate) const KERNELS: [&Kernel; 21] = [
     &GEMM_GENERIC,
     &GEMM_PACK,
     &GEMM_PACK_IMAGE,
@@ -124,6 +143,9 @@ pub(crate) const KERNELS: [&Kernel; 18] = [
     &GEMM_STRIP1,
     &GEMM_STRIP4,
     &GEMM_STRIP8,
+    &GEMM_STRIP1_IN_PLACE,
+    &GEMM_STRIP4_IN_PLACE,
+    &GEMM_STRIP8_IN_PLACE,
     &GEMM_MERGE_STRIP,
     &GEMM_TILE8,
     &GEMM_TILE16,
@@ -220,6 +242,17 @@ impl GemmKernel {
             GemmKernel::Strip8 => (&GEMM_STRIP8, Some(&GEMM_MERGE_STRIP)),
             GemmKernel::Tile8 => (&GEMM_TILE8, Some(&GEMM_MERGE)),
             GemmKernel::Tile16 => (&GEMM_TILE16, Some(&GEMM_MERGE)),
+        }
+    }
+
+    /// The in-place form of a strip kernel (C written through image stores by the multiply
+    /// itself, no merge: for products whose k is one chunk); `None` for the other kernels.
+    pub(crate) fn in_place(self) -> Option<&'static Kernel> {
+        match self {
+            GemmKernel::Strip1 => Some(&GEMM_STRIP1_IN_PLACE),
+            GemmKernel::Strip4 => Some(&GEMM_STRIP4_IN_PLACE),
+            GemmKernel::Strip8 => Some(&GEMM_STRIP8_IN_PLACE),
+            _ => None,
         }
     }
 
@@ -399,6 +432,13 @@ mod tests {
             let mul = k.kernels().0;
             assert_eq!(mul.uniform_blocks, g);
             assert!(mul.defines.contains(&format!("#define GROUP {g}")));
+            // The in-place form is the same kernel with IN_PLACE (and its tile store).
+            let direct = k.in_place().unwrap();
+            assert_eq!(direct.uniform_blocks, g);
+            assert_eq!(
+                format!("{}\n#define IN_PLACE 1\n#define STORE_TILE 1", mul.defines),
+                direct.defines
+            );
         }
     }
 }

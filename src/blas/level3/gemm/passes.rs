@@ -571,8 +571,9 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
 }
 
 /// The strip kernels' multiply and merge on packed operands (`blocks` op(A)'s uniform
-/// blocks, `bt` op(B)'s quads; both go back to the pool): `None` where the merge wrote C in
-/// place, else C's new texture for `install`.
+/// blocks, `bt` op(B)'s quads; both go back to the pool): `None` where the multiply
+/// ([`strips_in_place`]) or the merge wrote C in place, else C's new texture for
+/// `install`.
 pub(crate) fn strip_multiply(
     inner: &Inner,
     kernel: GemmKernel,
@@ -583,86 +584,96 @@ pub(crate) fn strip_multiply(
     let s = call.s;
     let (mul, merge) = kernel.kernels();
     let plan = strip_plan(inner, kernel, s);
-
+    let in_place = strips_in_place(inner, kernel, call, &plan);
+    // Each group of strips in the chunks of k where it takes terms (all of them but in a
+    // blocked triangular product), the first setting the targets; in place, one draw a
+    // group, which writes C.
+    let draws = plan.draws(s);
     let mut prods = Vec::with_capacity(8);
-    for _ in 0..8 {
-        prods.push(inner.take_surface(plan.band_width as u32, plan.target_height() as u32)?);
-    }
-    let prog = inner.program(mul)?;
-    let gl = inner.enter()?;
-    gl.use_program(&prog);
-    gl.set_texture(&prog, "bt", 0, &bt);
-    gl.set_i32(&prog, "quads", plan.quads as i32);
-    set_window(gl, &prog, (s.m, s.n), s.ldc, s.c_off, s.window);
-    set_terms(gl, &prog, s.terms);
-    const BLOCKS: [&str; 8] = [
-        "AStrip[0]",
-        "AStrip[1]",
-        "AStrip[2]",
-        "AStrip[3]",
-        "AStrip[4]",
-        "AStrip[5]",
-        "AStrip[6]",
-        "AStrip[7]",
-    ];
-    for (i, name) in BLOCKS.iter().enumerate().take(plan.group) {
-        gl.set_block_binding(&prog, name, i as u32);
+    if in_place.is_none() {
+        for _ in 0..8 {
+            let (w, h) = (plan.band_width as u32, plan.target_height() as u32);
+            prods.push(inner.take_surface(w, h)?);
+        }
     }
     let band_rows = (plan.group * STRIP_BAND) as u32;
-    // Each group of strips in the chunks of k where it takes terms (all of them but in a
-    // blocked triangular product), the first setting the targets.
-    let draws = plan.draws(s);
     // Each draw covers only the columns of its bands that hold tiles of the window.
-    let rects: Vec<_> = draws
-        .iter()
-        .map(|d| {
-            let group = d.group;
-            let (x0, x1) = plan.live_columns(group, s.window);
-            (
-                x0 as u32,
-                group as u32 * band_rows,
-                (x1 - x0) as u32,
-                band_rows,
-            )
-        })
-        .collect();
-    let targets: Vec<&Surface> = prods.iter().collect();
-    gl.draw_rects(&targets, &rects, |d| {
+    let rect = |d: &StripDraw| {
+        let (x0, x1) = plan.live_columns(d.group, s.window);
+        let y0 = d.group as u32 * band_rows;
+        (x0 as u32, y0, (x1 - x0) as u32, band_rows)
+    };
+    // What both kernels read: op(B), the window, the terms, the blocks of op(A).
+    let gl = inner.enter()?;
+    let setup = |prog: &Program| {
+        gl.use_program(prog);
+        gl.set_texture(prog, "bt", 0, &bt);
+        gl.set_i32(prog, "quads", plan.quads as i32);
+        set_update_uniforms(gl, prog, s, call.alpha, call.beta);
+        set_terms(gl, prog, s.terms);
+        const BLOCKS: [&str; 8] = [
+            "AStrip[0]",
+            "AStrip[1]",
+            "AStrip[2]",
+            "AStrip[3]",
+            "AStrip[4]",
+            "AStrip[5]",
+            "AStrip[6]",
+            "AStrip[7]",
+        ];
+        for (i, name) in BLOCKS.iter().enumerate().take(plan.group) {
+            gl.set_block_binding(prog, name, i as u32);
+        }
+    };
+    // Draw `d`: its chunk of k, its terms, its strips' blocks.
+    let bind = |prog: &Program, d: usize| {
         let StripDraw {
             chunk,
             group,
-            add,
             terms,
+            ..
         } = draws[d];
         let k0 = chunk * STRIP_KC;
         if d == 0 || draws[d - 1].chunk != chunk {
-            gl.set_i32(&prog, "k0", k0 as i32);
-            gl.set_i32(
-                &prog,
-                "kc",
-                (s.k - k0).min(STRIP_KC).next_multiple_of(4) as i32,
-            );
+            gl.set_i32(prog, "k0", k0 as i32);
+            let kc = (s.k - k0).min(STRIP_KC).next_multiple_of(4);
+            gl.set_i32(prog, "kc", kc as i32);
         }
         // The loop's bounds, from the chunk's start (none when l0 >= l1).
-        gl.set_i32(&prog, "l0", terms.0 as i32 - k0 as i32);
-        gl.set_i32(&prog, "l1", terms.1 as i32 - k0 as i32);
-        if d == 0 || draws[d - 1].add != add {
-            gl.set_additive_blend(add);
-        }
+        gl.set_i32(prog, "l0", terms.0 as i32 - k0 as i32);
+        gl.set_i32(prog, "l1", terms.1 as i32 - k0 as i32);
         for i in 0..plan.group {
-            // Bands past the last strip read the last strip's block; the merge ignores them.
+            // Bands past the last strip read the last strip's block; nothing reads their
+            // results.
             let strip = (group * plan.group + i).min(plan.strips - 1);
-            gl.bind_block_range(
-                i as u32,
-                &blocks,
-                plan.block_offset(strip, chunk),
-                STRIP_BLOCK_BYTES,
-            );
+            let offset = plan.block_offset(strip, chunk);
+            gl.bind_block_range(i as u32, &blocks, offset, STRIP_BLOCK_BYTES);
         }
-    });
-    gl.set_additive_blend(false);
+    };
+    let rects: Vec<_> = draws.iter().map(rect).collect();
+    if let Some(k) = in_place {
+        let prog = inner.program(k)?;
+        setup(&prog);
+        call.c.bind(gl, &prog, 1, "c", "c_width");
+        gl.draw_image_store_rects(&[call.c.surface()], &rects, |d| bind(&prog, d));
+    } else {
+        let prog = inner.program(mul)?;
+        setup(&prog);
+        let targets: Vec<&Surface> = prods.iter().collect();
+        gl.draw_rects(&targets, &rects, |d| {
+            bind(&prog, d);
+            let add = draws[d].add;
+            if d == 0 || draws[d - 1].add != add {
+                gl.set_additive_blend(add);
+            }
+        });
+        gl.set_additive_blend(false);
+    }
     inner.give_surface(bt);
     inner.give_block_buffer(blocks);
+    if in_place.is_some() {
+        return Ok(None);
+    }
 
     let s = call.s;
     let max = inner.info.max_texture_size as usize;
@@ -693,6 +704,31 @@ pub(crate) fn strip_multiply(
     }
     let prods = PRODUCTS.into_iter().zip(prods).collect();
     merge_into_c(inner, call, merge, prods).map(Some)
+}
+
+/// The in-place form of the strip kernel `kernel` ([`GemmKernel::in_place`]) where it can
+/// run `call`: on GPUs with image stores, k in one chunk (each group of strips drawn once,
+/// so its fragments hold whole sums), C's offset and leading dimension multiples of 4 (a
+/// texel of C holds rows of one column, and a tile's texels no other tile's). `None`: the
+/// multiply writes targets that a merge pass adds into C.
+///
+/// (Where k spans several chunks, a form whose last draw of each strip added what the
+/// earlier ones left in the targets made sgemm 4096 1.1% slower on the H100, and its extra
+/// code made the strip kernel 1.3% slower even at one chunk: BENCHMARKS.md, session 23.)
+fn strips_in_place(
+    inner: &Inner,
+    kernel: GemmKernel,
+    call: &GemmCall,
+    plan: &StripPlan,
+) -> Option<&'static Kernel> {
+    let s = call.s;
+    let k = kernel.in_place()?;
+    let fits = inner.image_store_paths
+        && plan.chunks == 1
+        && s.c_off.is_multiple_of(4)
+        && s.ldc.is_multiple_of(4)
+        && k.runs_on(&inner.info);
+    fits.then_some(k)
 }
 
 /// Tile path (`kernel` Tile8 or Tile16): pack op(A) into a storage buffer and op(B) into
