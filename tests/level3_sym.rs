@@ -324,7 +324,8 @@ fn every_gemm_kernel_under_the_symmetric_routines() {
 /// On a context whose packed kernels pack through image stores and whose strip kernels
 /// write C in place (GPUs with image stores): ssymm, ssyrk and ssyr2k under the strip and
 /// tile kernels, with C's leading dimension a multiple of 4 (the triangles of ssyrk's
-/// diagonal blocks written in place) and not, at orders that end mid-strip.
+/// diagonal blocks written in place) and not, at orders that end mid-strip, and k over one
+/// chunk of the strip kernels and over two.
 #[test]
 fn symmetric_routines_with_image_store_packs_and_in_place_merge() {
     let ctx = image_ctx();
@@ -359,6 +360,19 @@ fn symmetric_routines_with_image_store_packs_and_in_place_merge() {
                     let beta = [0.7, 0.0][(c + two as usize) % 2];
                     syrk_case(&ctx, &mut r, two, modes, n, k, (-1.0, beta, extra));
                 }
+            }
+        }
+    }
+    // k over two chunks of the strip kernels' uniform blocks, C's leading dimension a
+    // multiple of 4: each strip's last draw adds what its first left in the targets and
+    // writes its part of C's triangle itself.
+    for kernel in [fragblas::GemmKernel::Strip4, fragblas::GemmKernel::Strip1] {
+        ctx.set_gemm_kernel(kernel);
+        for (c, (n, extra)) in [(70, 2), (37, 3)].into_iter().enumerate() {
+            for two in [false, true] {
+                let uplo = UPLOS[(c + two as usize) % 2];
+                let modes = (Layout::ColMajor, uplo, TRANS[c % 2]);
+                syrk_case(&ctx, &mut r, two, modes, n, 2100, (0.7, -1.0, extra));
             }
         }
     }

@@ -15,7 +15,10 @@
 // GROUP, BAND and KC are defined before this file. With IN_PLACE defined (and STORE_TILE,
 // for gemm_window.glsl's store_tile), where a draw of a strip sums all of k (one chunk),
 // the fragment writes alpha*tile + beta*C into C through image stores instead of the
-// targets: no merge pass, and no targets to write and read back.
+// targets: no merge pass, and no targets to write and read back. With PRIOR defined too,
+// the draw is a strip's last of several (k over several chunks): where prior != 0 the
+// fragment first adds what the strip's earlier draws left in the targets p0 .. p7 at its
+// own position.
 uniform sampler2D bt;
 uniform int k0;
 uniform int kc;
@@ -29,6 +32,18 @@ uniform int quads;
 layout(std140) uniform AStrip {
     vec4 a[2 * KC];
 } strip[GROUP];
+
+#ifdef PRIOR
+uniform int prior;
+uniform sampler2D p0;
+uniform sampler2D p1;
+uniform sampler2D p2;
+uniform sampler2D p3;
+uniform sampler2D p4;
+uniform sampler2D p5;
+uniform sampler2D p6;
+uniform sampler2D p7;
+#endif
 
 #ifndef IN_PLACE
 layout(location = 0) out vec4 o0;
@@ -108,6 +123,18 @@ void main() {
     // Each tile of the window once: not the repeats of the last quad, nor the bands past
     // the last strip (their rows are past m).
     if (live && q_all < quads && 8 * band < m && 4 * j < n) {
+#ifdef PRIOR
+        if (prior != 0) {
+            c0 += texelFetch(p0, p, 0);
+            c1 += texelFetch(p1, p, 0);
+            c2 += texelFetch(p2, p, 0);
+            c3 += texelFetch(p3, p, 0);
+            c4 += texelFetch(p4, p, 0);
+            c5 += texelFetch(p5, p, 0);
+            c6 += texelFetch(p6, p, 0);
+            c7 += texelFetch(p7, p, 0);
+        }
+#endif
         vec4 pr[8] = vec4[8](c0, c1, c2, c3, c4, c5, c6, c7);
         store_tile(pr, 8 * band, 4 * j);
     }

@@ -101,6 +101,25 @@ static GEMM_STRIP8_IN_PLACE: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .header(WINDOW_GLSL)
     .blocks(8, STRIP_BLOCK_BYTES)
     .image_stores();
+/// [`GEMM_STRIP1_IN_PLACE`] for a strip's last draw of several (`PRIOR`): it adds what the
+/// earlier draws left in the targets before writing C.
+static GEMM_STRIP1_LAST: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 1\n#define IN_PLACE 1\n#define STORE_TILE 1\n#define PRIOR 1")
+    .header(WINDOW_GLSL)
+    .blocks(1, STRIP_BLOCK_BYTES)
+    .image_stores();
+/// [`GEMM_STRIP4_IN_PLACE`] for a strip's last draw of several.
+static GEMM_STRIP4_LAST: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 4\n#define IN_PLACE 1\n#define STORE_TILE 1\n#define PRIOR 1")
+    .header(WINDOW_GLSL)
+    .blocks(4, STRIP_BLOCK_BYTES)
+    .image_stores();
+/// [`GEMM_STRIP8_IN_PLACE`] for a strip's last draw of several.
+static GEMM_STRIP8_LAST: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 8\n#define IN_PLACE 1\n#define STORE_TILE 1\n#define PRIOR 1")
+    .header(WINDOW_GLSL)
+    .blocks(8, STRIP_BLOCK_BYTES)
+    .image_stores();
 /// Merge pass reading the 8 targets of the strip kernels.
 static GEMM_MERGE_STRIP: Kernel = crate::kernel!("level3/gemm_merge_strip.frag")
     .defines("#define KC 2048\n#define BAND 8")
@@ -127,7 +146,7 @@ static GEMM_TILE16: Kernel = crate::kernel!("level3/gemm_tile.frag")
     .image_stores();
 
 /// The kernels of sgemm.
-pub(crate) const KERNELS: [&Kernel; 21] = [
+pub(crate) const KERNELS: [&Kernel; 24] = [
     &GEMM_GENERIC,
     &GEMM_PACK,
     &GEMM_PACK_IMAGE,
@@ -146,6 +165,9 @@ pub(crate) const KERNELS: [&Kernel; 21] = [
     &GEMM_STRIP1_IN_PLACE,
     &GEMM_STRIP4_IN_PLACE,
     &GEMM_STRIP8_IN_PLACE,
+    &GEMM_STRIP1_LAST,
+    &GEMM_STRIP4_LAST,
+    &GEMM_STRIP8_LAST,
     &GEMM_MERGE_STRIP,
     &GEMM_TILE8,
     &GEMM_TILE16,
@@ -252,6 +274,18 @@ impl GemmKernel {
             GemmKernel::Strip1 => Some(&GEMM_STRIP1_IN_PLACE),
             GemmKernel::Strip4 => Some(&GEMM_STRIP4_IN_PLACE),
             GemmKernel::Strip8 => Some(&GEMM_STRIP8_IN_PLACE),
+            _ => None,
+        }
+    }
+
+    /// The form of a strip kernel for each strip's last draw where k spans several chunks
+    /// ([`GemmKernel::in_place`] that first adds what the strip's earlier draws left in the
+    /// targets); `None` for the other kernels.
+    pub(crate) fn in_place_last(self) -> Option<&'static Kernel> {
+        match self {
+            GemmKernel::Strip1 => Some(&GEMM_STRIP1_LAST),
+            GemmKernel::Strip4 => Some(&GEMM_STRIP4_LAST),
+            GemmKernel::Strip8 => Some(&GEMM_STRIP8_LAST),
             _ => None,
         }
     }
@@ -439,6 +473,9 @@ mod tests {
                 format!("{}\n#define IN_PLACE 1\n#define STORE_TILE 1", mul.defines),
                 direct.defines
             );
+            let last = k.in_place_last().unwrap();
+            assert_eq!(last.uniform_blocks, g);
+            assert_eq!(format!("{}\n#define PRIOR 1", direct.defines), last.defines);
         }
     }
 }

@@ -586,11 +586,15 @@ pub(crate) fn strip_multiply(
     let plan = strip_plan(inner, kernel, s);
     let in_place = strips_in_place(inner, kernel, call, &plan);
     // Each group of strips in the chunks of k where it takes terms (all of them but in a
-    // blocked triangular product), the first setting the targets; in place, one draw a
-    // group, which writes C.
+    // blocked triangular product), the first setting the targets. In place, each group's
+    // last draw writes C, after all the others (with one chunk, its only draw).
     let draws = plan.draws(s);
+    let (partial, lasts) = match in_place {
+        Some(_) => StripPlan::last_draws(&draws),
+        None => (draws, Vec::new()),
+    };
     let mut prods = Vec::with_capacity(8);
-    if in_place.is_none() {
+    if !partial.is_empty() {
         for _ in 0..8 {
             let (w, h) = (plan.band_width as u32, plan.target_height() as u32);
             prods.push(inner.take_surface(w, h)?);
@@ -625,8 +629,8 @@ pub(crate) fn strip_multiply(
             gl.set_block_binding(prog, name, i as u32);
         }
     };
-    // Draw `d`: its chunk of k, its terms, its strips' blocks.
-    let bind = |prog: &Program, d: usize| {
+    // Draw `d` of `draws`: its chunk of k, its terms, its strips' blocks.
+    let bind = |prog: &Program, draws: &[StripDraw], d: usize| {
         let StripDraw {
             chunk,
             group,
@@ -650,28 +654,41 @@ pub(crate) fn strip_multiply(
             gl.bind_block_range(i as u32, &blocks, offset, STRIP_BLOCK_BYTES);
         }
     };
-    let rects: Vec<_> = draws.iter().map(rect).collect();
-    if let Some(k) = in_place {
-        let prog = inner.program(k)?;
-        setup(&prog);
-        call.c.bind(gl, &prog, 1, "c", "c_width");
-        gl.draw_image_store_rects(&[call.c.surface()], &rects, |d| bind(&prog, d));
-    } else {
+    if !partial.is_empty() {
         let prog = inner.program(mul)?;
         setup(&prog);
+        let rects: Vec<_> = partial.iter().map(rect).collect();
         let targets: Vec<&Surface> = prods.iter().collect();
         gl.draw_rects(&targets, &rects, |d| {
-            bind(&prog, d);
-            let add = draws[d].add;
-            if d == 0 || draws[d - 1].add != add {
+            bind(&prog, &partial, d);
+            let add = partial[d].add;
+            if d == 0 || partial[d - 1].add != add {
                 gl.set_additive_blend(add);
             }
         });
         gl.set_additive_blend(false);
     }
+    if let Some(k) = in_place {
+        let prog = inner.program(k)?;
+        setup(&prog);
+        call.c.bind(gl, &prog, 1, "c", "c_width");
+        for (i, p) in prods.iter().enumerate() {
+            gl.set_texture(&prog, PRODUCTS[i], 2 + i as u32, p);
+        }
+        let draws: Vec<StripDraw> = lasts.iter().map(|l| l.0).collect();
+        let rects: Vec<_> = draws.iter().map(rect).collect();
+        gl.draw_image_store_rects(&[call.c.surface()], &rects, |d| {
+            bind(&prog, &draws, d);
+            // (Only the PRIOR form has the uniform; elsewhere no group has earlier draws.)
+            gl.set_i32(&prog, "prior", lasts[d].1 as i32);
+        });
+    }
     inner.give_surface(bt);
     inner.give_block_buffer(blocks);
     if in_place.is_some() {
+        for p in prods {
+            inner.give_surface(p);
+        }
         return Ok(None);
     }
 
@@ -706,15 +723,16 @@ pub(crate) fn strip_multiply(
     merge_into_c(inner, call, merge, prods).map(Some)
 }
 
-/// The in-place form of the strip kernel `kernel` ([`GemmKernel::in_place`]) where it can
-/// run `call`: on GPUs with image stores, k in one chunk (each group of strips drawn once,
-/// so its fragments hold whole sums), C's offset and leading dimension multiples of 4 (a
-/// texel of C holds rows of one column, and a tile's texels no other tile's). `None`: the
-/// multiply writes targets that a merge pass adds into C.
+/// The in-place form of the strip kernel `kernel` where it can run `call` (on GPUs with
+/// image stores, C's offset and leading dimension multiples of 4: a texel of C holds rows
+/// of one column, and a tile's texels no other tile's), each group of strips' last draw
+/// writing C ([`StripPlan::last_draws`]): with k in one chunk [`GemmKernel::in_place`]
+/// (each group's only draw holds whole sums); with several chunks
+/// [`GemmKernel::in_place_last`], which adds the earlier draws' targets, for a triangular
+/// window only. `None`: the multiply writes targets that a merge pass adds into C.
 ///
-/// (Where k spans several chunks, a form whose last draw of each strip added what the
-/// earlier ones left in the targets made sgemm 4096 1.1% slower on the H100, and its extra
-/// code made the strip kernel 1.3% slower even at one chunk: BENCHMARKS.md, session 23.)
+/// (Measured on the H100, BENCHMARKS.md session 23: over several chunks the last-draw form
+/// made ssyrk 4096 1.7% faster but sgemm 4096 1.1% slower, strmm 4096 the same.)
 fn strips_in_place(
     inner: &Inner,
     kernel: GemmKernel,
@@ -722,9 +740,12 @@ fn strips_in_place(
     plan: &StripPlan,
 ) -> Option<&'static Kernel> {
     let s = call.s;
-    let k = kernel.in_place()?;
+    let k = match plan.chunks {
+        1 => kernel.in_place()?,
+        _ if s.window != Window::Full => kernel.in_place_last()?,
+        _ => return None,
+    };
     let fits = inner.image_store_paths
-        && plan.chunks == 1
         && s.c_off.is_multiple_of(4)
         && s.ldc.is_multiple_of(4)
         && k.runs_on(&inner.info);

@@ -135,6 +135,24 @@ impl StripPlan {
             .collect()
     }
 
+    /// [`StripPlan::draws`] split for an in-place multiply over several chunks: every draw
+    /// but the last of each group (into the targets, in order), then the last draw of each
+    /// group, with whether the group was drawn before it (the in-place kernel then adds
+    /// what the targets hold).
+    pub(crate) fn last_draws(draws: &[StripDraw]) -> (Vec<StripDraw>, Vec<(StripDraw, bool)>) {
+        let last = |i: usize| draws[i + 1..].iter().all(|d| d.group != draws[i].group);
+        let earlier = |i: usize| draws[..i].iter().any(|d| d.group == draws[i].group);
+        let partial = (0..draws.len())
+            .filter(|&i| !last(i))
+            .map(|i| draws[i])
+            .collect();
+        let lasts = (0..draws.len())
+            .filter(|&i| last(i))
+            .map(|i| (draws[i], earlier(i)))
+            .collect();
+        (partial, lasts)
+    }
+
     /// Rows of each target: every group's bands, the last group padded.
     pub(crate) fn target_height(&self) -> usize {
         self.groups() * self.group * STRIP_BAND
@@ -317,6 +335,18 @@ mod tests {
                         assert_eq!(got, want, "{terms:?} group {g} chunk {chunk} row {i}");
                     }
                 }
+            }
+            // The in-place split: each group's last draw once, after all the others, which
+            // keep their order.
+            let (partial, lasts) = StripPlan::last_draws(&draws);
+            assert_eq!(lasts.len(), p.groups());
+            assert_eq!(partial.len() + lasts.len(), draws.len());
+            for g in 0..p.groups() {
+                let mine: Vec<_> = draws.iter().filter(|d| d.group == g).copied().collect();
+                let fin: Vec<_> = lasts.iter().filter(|(d, _)| d.group == g).collect();
+                assert_eq!(fin, vec![&(*mine.last().unwrap(), mine.len() > 1)], "{g}");
+                let part: Vec<_> = partial.iter().filter(|d| d.group == g).copied().collect();
+                assert_eq!(part, mine[..mine.len() - 1], "{terms:?} {g}");
             }
             // A triangle leaves out draws (a lower one about half, an upper one a sixth
             // here: every row of it takes some terms of the last chunk).
