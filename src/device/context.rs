@@ -57,7 +57,7 @@ pub struct ContextOptions {
     /// scopy, sswap and saxpy on unit-stride vectors (in place), the level-2 rank updates
     /// (in place) and the unpacking of a symmetric packed matrix, sgemm's packing passes and
     /// the strip kernels' writes of C (in place: by the multiply itself where k is one
-    /// chunk, else by the merge), strmm's and strsm's block products, inverse
+    /// chunk or the window a triangle, else by the merge), strmm's and strsm's block products, inverse
     /// products and copies, the solves' inversion of diagonal blocks (16 x 16 sub-blocks,
     /// one fragment a column, joined by product passes) and their block steps (in place),
     /// and stpsv's unpacking of its packed triangle. `None` does so on hardware devices
