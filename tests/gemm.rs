@@ -376,15 +376,20 @@ fn sgemm_with_image_store_packs_and_in_place_merge() {
 /// storage block, or a packed op(A) larger than the largest one), under those kernels.
 #[test]
 fn sgemm_with_image_store_packs_copied_into_buffers() {
-    let ctx = Context::with_options(ContextOptions {
+    let kernels = [GemmKernel::Strip4, GemmKernel::Strip8, GemmKernel::Tile16];
+    image_store_cases(&copied_packs_ctx(), 26, &kernels);
+}
+
+/// A context with image stores whose packs write a texture that is copied into the strip
+/// and tile kernels' buffers (`ContextOptions::storage_packs` off).
+fn copied_packs_ctx() -> Context {
+    Context::with_options(ContextOptions {
         tuning: Some(Tuning::Off),
         image_stores: Some(true),
         storage_packs: Some(false),
         ..Default::default()
     })
-    .unwrap();
-    let kernels = [GemmKernel::Strip4, GemmKernel::Strip8, GemmKernel::Tile16];
-    image_store_cases(&ctx, 26, &kernels);
+    .unwrap()
 }
 
 /// ssyrk's shape through sgemm: C := alpha*A*A^T + beta*C (and A^T*A) with the same buffer
@@ -393,15 +398,8 @@ fn sgemm_with_image_store_packs_copied_into_buffers() {
 /// itself and one whose packs are copied into it.
 #[test]
 fn sgemm_of_one_operand_and_its_transpose_with_image_store_packs() {
-    let copied = Context::with_options(ContextOptions {
-        tuning: Some(Tuning::Off),
-        image_stores: Some(true),
-        storage_packs: Some(false),
-        ..Default::default()
-    })
-    .unwrap();
     let mut r = rng(27);
-    for ctx in [image_ctx(), copied] {
+    for ctx in [image_ctx(), copied_packs_ctx()] {
         for (ta, tb, m, k) in [(NoTrans, Trans, 37, 45), (Trans, NoTrans, 21, 70)] {
             let lda = if ta == NoTrans { m + 3 } else { k + 2 };
             let cols = if ta == NoTrans { k } else { m };

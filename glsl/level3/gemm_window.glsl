@@ -15,15 +15,10 @@ int window_end() {
     return c_off + (n - 1) * ldc + m;
 }
 
-// Whether storage element e of C is in the window, and its (i, j) there.
-bool in_window(int e, out int i, out int j) {
-    int d = e - c_off;
-    if (d < 0) {
-        return false;
-    }
-    j = d / ldc;
-    i = d - j * ldc;
-    if (i >= m || j >= n) {
+// Whether element (i, j), j < n, of the m x n window is written (the triangle of c_tri,
+// c_diag).
+bool written(int i, int j) {
+    if (i >= m) {
         return false;
     }
     if (c_tri == 1) {
@@ -33,6 +28,17 @@ bool in_window(int e, out int i, out int j) {
         return i + c_diag >= j;
     }
     return true;
+}
+
+// Whether storage element e of C is in the window, and its (i, j) there.
+bool in_window(int e, out int i, out int j) {
+    int d = e - c_off;
+    if (d < 0) {
+        return false;
+    }
+    j = d / ldc;
+    i = d - j * ldc;
+    return j < n && written(i, j);
 }
 
 // Whether the block of rows i0..i1 and columns j0..j1 (inclusive) of the window holds an
@@ -80,20 +86,6 @@ uniform float alpha;
 uniform float beta;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D c_out;
-
-// Whether element (i, j) of the m x n window is written (the triangle of c_tri, c_diag).
-bool written(int i, int j) {
-    if (i >= m) {
-        return false;
-    }
-    if (c_tri == 1) {
-        return i + c_diag <= j;
-    }
-    if (c_tri == 2) {
-        return i + c_diag >= j;
-    }
-    return true;
-}
 
 // pr[r] = P(i0 + r, j0 .. j0+3).
 void store_tile(vec4 pr[8], int i0, int j0) {

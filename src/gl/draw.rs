@@ -66,12 +66,7 @@ impl Gl {
                 }
                 gl.draw_buffers(&bufs);
             }
-            for (i, &(x, y, w, h)) in rects.iter().enumerate() {
-                before(i);
-                gl.viewport(x as i32, y as i32, w as i32, h as i32);
-                gl.draw_arrays(glow::TRIANGLES, 0, 3);
-                self.stamp_draw();
-            }
+            self.draw_each(rects, &mut before);
             if targets.len() > 1 {
                 for i in 1..targets.len() {
                     gl.framebuffer_texture_2d(
@@ -85,6 +80,25 @@ impl Gl {
                 gl.draw_buffers(&[glow::COLOR_ATTACHMENT0]);
             }
         })
+    }
+
+    /// One full-screen triangle per rectangle, each with the viewport on it, `before(i)`
+    /// ahead of draw `i`: the loop of [`Gl::draw_rects`] and [`Gl::draw_image_store_rects`].
+    ///
+    /// # Safety
+    ///
+    /// The caller has bound a complete draw framebuffer and a linked program of this
+    /// context; the VAO bound at creation stays bound.
+    unsafe fn draw_each(&self, rects: &[Rect], before: &mut impl FnMut(usize)) {
+        for (i, &(x, y, w, h)) in rects.iter().enumerate() {
+            before(i);
+            // SAFETY: as the caller promises (see above); plain state and draw calls.
+            unsafe {
+                self.gl.viewport(x as i32, y as i32, w as i32, h as i32);
+                self.gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            }
+            self.stamp_draw();
+        }
     }
 
     /// Runs the current program once over a `w` x `h` grid of fragments that render nothing
@@ -155,12 +169,7 @@ impl Gl {
                     glow::RGBA32F,
                 );
             }
-            for (i, &(x, y, rw, rh)) in rects.iter().enumerate() {
-                before(i);
-                gl.viewport(x as i32, y as i32, rw as i32, rh as i32);
-                gl.draw_arrays(glow::TRIANGLES, 0, 3);
-                self.stamp_draw();
-            }
+            self.draw_each(rects, &mut before);
             for unit in 0..images.len() {
                 gl.bind_image_texture(
                     unit as u32,

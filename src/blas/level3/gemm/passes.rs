@@ -677,10 +677,13 @@ pub(crate) fn strip_multiply(
         }
         let draws: Vec<StripDraw> = lasts.iter().map(|l| l.0).collect();
         let rects: Vec<_> = draws.iter().map(rect).collect();
+        // Over several chunks (the PRIOR form), whether the group has earlier draws.
+        let prior = plan.chunks > 1;
         gl.draw_image_store_rects(&[call.c.surface()], &rects, |d| {
             bind(&prog, &draws, d);
-            // (Only the PRIOR form has the uniform; elsewhere no group has earlier draws.)
-            gl.set_i32(&prog, "prior", lasts[d].1 as i32);
+            if prior {
+                gl.set_i32(&prog, "prior", lasts[d].1 as i32);
+            }
         });
     }
     inner.give_surface(bt);
