@@ -15,8 +15,8 @@
 //                 at (2*kk + h, s*chunks + c) (see gemm_pack_strip.frag).
 // Without trans a fragment writes the texels x0..x0+PER-1 of one layout row (4*PER
 // consecutive stored elements); with trans the texels y0..y0+PER-1 of one layout column
-// (four runs of PER stored elements, transposed). KC and PER are defined before this
-// file; with DST_BUFFER defined, dst is a storage buffer (below).
+// (four runs of PER stored elements, transposed), as fragment (y0 / PER, x). KC and PER
+// are defined before this file; with DST_BUFFER defined, dst is a storage buffer (below).
 uniform sampler2D src;
 uniform int src_width;
 uniform int src_last;
@@ -115,8 +115,10 @@ void main() {
         }
     } else {
         // op(M)(4x + l, y) = M(y, 4x + l): column 4x + l of M, elements y0 .. y0 + PER-1.
-        int x = g.x;
-        int y0 = PER * g.y;
+        // The grid's x runs along the columns: a warp's neighbouring fragments then read
+        // one run of each of its four columns, not runs of 32 columns side by side.
+        int x = g.y;
+        int y0 = PER * g.x;
         vec4 v[PER];
         for (int i = 0; i < PER; ++i) {
             v[i] = vec4(0.0);

@@ -332,9 +332,9 @@ fn pack_image(
         (ew, eh) = (ew.max(w), eh.max(h));
     }
     // A fragment writes PACK_TEXELS texels of a layout row (op(M) = M) or column
-    // (transposed).
+    // (transposed: the grid's x then runs down the layout's columns).
     let grid = if op.trans {
-        (ew, eh.div_ceil(PACK_TEXELS as u32))
+        (eh.div_ceil(PACK_TEXELS as u32), ew)
     } else {
         (ew.div_ceil(PACK_TEXELS as u32), eh)
     };
