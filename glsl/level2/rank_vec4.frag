@@ -6,10 +6,11 @@
 // NaN or Inf of x does not reach it); lanes past rows (the gap up to lda) and, for kinds 1
 // and 2, outside the stored triangle keep their bits.
 //
-// With IMAGE (and TRIANGLE: 1 for kinds 1 and 2, 0 for kind 0) fragment f (row-major in a
-// grid grid_width wide) updates the `per` texels r = f % per_col + k*per_col of column
-// f / per_col in place through image stores; rendered, a fragment writes one texel of a new
-// texture (every texel of A's, the ones outside the matrix copied).
+// With IMAGE (and TRIANGLE: 1 for kinds 1 and 2, 0 for kind 0; COLS: 1, 2 or 4) fragment f
+// (row-major in a grid grid_width wide) updates the `per` texels r = f % per_col + k*per_col
+// of the COLS columns from (f / per_col)*COLS in place through image stores; rendered, a
+// fragment writes one texel of a new texture (every texel of A's, the ones outside the
+// matrix copied).
 uniform sampler2D a;
 uniform int a_width;
 uniform int lda;
@@ -90,29 +91,41 @@ void row_texels(int j, out int lo, out int hi) {
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
 uniform int per;         // texels of a column per fragment
-uniform int per_col;     // fragments per column: ceil(ceil(rows / 4) / per)
+uniform int per_col;     // fragments per group of COLS columns: ceil(ceil(rows / 4) / per)
 uniform int grid_width;
-// per_col texels further on in A's, x's and y's textures, as (% width, / width).
+// per_col texels further on in A's, x's and y's textures, and the next column of A (lda/4
+// texels on), as (% width, / width).
 uniform ivec2 step_a;
 uniform ivec2 step_x;
 uniform ivec2 step_y;
+uniform ivec2 step_col;
 
 void main() {
-    // Fragment q of column j updates texels r = q + k*per_col, k < per: at each step
-    // neighbouring fragments touch neighbouring texels (stores coalesce; runs of `per`
-    // texels a fragment measured 9% of the read ceiling on the H100).
+    // Fragment q of the group of COLS columns g*COLS.. updates texels r = q + k*per_col,
+    // k < per, of each of them: at each step neighbouring fragments touch neighbouring
+    // texels (stores coalesce; runs of `per` texels a fragment measured 9% of the read
+    // ceiling on the H100), and the texel of x (and y) of rows 4r..4r+3 is fetched once for
+    // the group's columns. COLS divides 4, so the group's columns j have the same j / 4:
+    // the same rows of a triangle, the same texel on its diagonal.
     int f = frag_texel(grid_width);
-    int j = f / per_col;
-    int q = f - j * per_col;
-    if (j >= cols) {
+    int g = f / per_col;
+    int q = f - g * per_col;
+    int j0 = g * COLS;
+    if (j0 >= cols) {
         return;
     }
     int lo;
     int hi;
-    row_texels(j, lo, hi);
-    float xj;
-    float yj;
-    if (q + (per - 1) * per_col < lo || q >= hi || !column_factors(j, xj, yj)) {
+    row_texels(j0, lo, hi);
+    float xj[COLS];
+    float yj[COLS];
+    bool live[COLS];
+    bool any = false;
+    for (int c = 0; c < COLS; ++c) {
+        live[c] = j0 + c < cols && column_factors(j0 + c, xj[c], yj[c]);
+        any = any || live[c];
+    }
+    if (q + (per - 1) * per_col < lo || q >= hi || !any) {
         return;
     }
     // Only the steps k whose texel r = q + k*per_col lies in [lo, hi) run (a triangle's
@@ -125,7 +138,7 @@ void main() {
     int k1 = q + (per - 1) * per_col < hi ? per : (hi - q + per_col - 1) / per_col;
     int r = q + k0 * per_col;
     int ld4 = lda >> 2;
-    ivec2 c = texel_pos(r + j * ld4, a_width);
+    ivec2 c0 = texel_pos(r + j0 * ld4, a_width);
     ivec2 xc = texel_pos_near(r, x_width);
     ivec2 yc = texel_pos_near(r, y_width);
     bool unit_x = incx == 1;
@@ -139,15 +152,23 @@ void main() {
         // the last row can have lanes outside: the others skip the masks (ssyr 4096 on the
         // H100: 55 -> 58% of the read ceiling). sger's kernel (TRIANGLE 0) keeps the masks:
         // with this test in it, even always taking them, it went 64 -> 55%.
-        vec4 v = texelFetch(a, c, 0);
-        bool edge = 4 * r + 3 >= rows || r == j >> 2;
-        imageStore(a_out, c, edge ? updated(v, r, j, xv, yv, xj, yj)
-                                  : all_updated(v, xv, yv, xj, yj));
-#else
-        imageStore(a_out, c, updated(texelFetch(a, c, 0), r, j, xv, yv, xj, yj));
+        bool edge = 4 * r + 3 >= rows || r == j0 >> 2;
 #endif
+        ivec2 c = c0;
+        for (int i = 0; i < COLS; ++i) {
+            if (live[i]) {
+                vec4 v = texelFetch(a, c, 0);
+#if TRIANGLE
+                imageStore(a_out, c, edge ? updated(v, r, j0 + i, xv, yv, xj[i], yj[i])
+                                          : all_updated(v, xv, yv, xj[i], yj[i]));
+#else
+                imageStore(a_out, c, updated(v, r, j0 + i, xv, yv, xj[i], yj[i]));
+#endif
+            }
+            c = advance(c, step_col, a_width);
+        }
         r += per_col;
-        c = advance(c, step_a, a_width);
+        c0 = advance(c0, step_a, a_width);
         xc = advance(xc, step_x, x_width);
         yc = advance(yc, step_y, y_width);
     }

@@ -70,13 +70,42 @@ static RANK_VEC4: Kernel = crate::kernel!("level2/rank_vec4.frag").defines("#def
 /// Full storage with `lda % 4 == 0`, in place: [`vec4_texels_per_fragment`] texels of one
 /// column per fragment (sger).
 static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 0")
+    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1")
     .image_stores();
-/// [`RANK_VEC4_IMAGE`] for a triangle (ssyr, ssyr2): the texels wholly inside it skip the
-/// lane masks.
+/// [`RANK_VEC4_IMAGE`] for a triangle (ssyr): the texels wholly inside it skip the lane
+/// masks.
 static RANK_VEC4_TRIANGLE_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 1")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 1")
     .image_stores();
+/// [`RANK_VEC4_TRIANGLE_IMAGE`] over two columns a fragment (ssyr2): each texel of x and y
+/// is fetched once for both.
+static RANK_VEC4_PAIRS_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2")
+    .image_stores();
+
+/// Columns each fragment of the in-place vec4 kernel updates (`COLS` of the kernel
+/// [`Rank::vec4_image_kernel`] gives). A rank-2 update fetches a texel of x and one of y
+/// for each texel of A it updates; over two columns a fragment those fetches serve both.
+/// On the H100 at 4096 (session 24, GPU time): ssyr2 328 -> 284 us with 2 columns (282
+/// with 4), while ssyr went 248 -> 249 (258 with 4) and sger 438 -> 526 (630 with 4): for
+/// them the one fetch of x saved is worth less than the wider spread of each warp's stores.
+fn vec4_columns_per_fragment(rank: Rank) -> usize {
+    match rank {
+        Rank::Two => 2,
+        Rank::General | Rank::One => 1,
+    }
+}
+
+impl Rank {
+    /// The in-place kernel of full storage with `lda % 4 == 0` for this update.
+    fn vec4_image_kernel(self) -> &'static Kernel {
+        match self {
+            Rank::General => &RANK_VEC4_IMAGE,
+            Rank::One => &RANK_VEC4_TRIANGLE_IMAGE,
+            Rank::Two => &RANK_VEC4_PAIRS_IMAGE,
+        }
+    }
+}
 
 /// A packed triangle (sspr, sspr2), in place: [`packed_texels_per_fragment`] texels a
 /// fragment.
@@ -88,9 +117,10 @@ static RANK_PACKED_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
 static SHIFTED: Kernel = crate::kernel!("level2/shifted.frag");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 7] = [
+pub(crate) const KERNELS: [&Kernel; 8] = [
     &SHIFTED,
     &RANK_VEC4_TRIANGLE_IMAGE,
+    &RANK_VEC4_PAIRS_IMAGE,
     &RANK,
     &RANK_IMAGE,
     &RANK_VEC4,
@@ -265,8 +295,7 @@ impl RankCall {
             (false, false) => &RANK,
             (false, true) => &RANK_IMAGE,
             (true, false) => &RANK_VEC4,
-            (true, true) if self.rank == Rank::General => &RANK_VEC4_IMAGE,
-            (true, true) => &RANK_VEC4_TRIANGLE_IMAGE,
+            (true, true) => self.rank.vec4_image_kernel(),
         })?;
         let l = a.layout();
         let span = self.a.span();
@@ -301,18 +330,21 @@ impl RankCall {
         gl.set_i32(&prog, "y_last", y.last_texel());
         match out {
             None if vec4 => {
-                // Fragment f (row-major in a grid of rows of `columns` columns) updates
-                // texels f % per_col + k*per_col of column f / per_col. The fragments of a
-                // warp lie in a few neighbouring rows of the grid; with rows of as many
-                // columns as lie between two that start at the same place of A's texture
-                // rows, those grid rows update neighbouring rows of the texture.
+                // Fragment f (row-major in a grid of rows of `groups` groups of `group`
+                // columns) updates texels f % per_col + k*per_col
+                // of the columns of group f / per_col. The fragments of a warp lie in a few
+                // neighbouring rows of the grid; with rows of as many columns as lie between
+                // two that start at the same place of A's texture rows, those grid rows
+                // update neighbouring rows of the texture.
                 let col_texels = self.a.rows.div_ceil(4);
                 let per = vec4_texels_per_fragment(col_texels);
                 let per_col = col_texels.div_ceil(per) as u32;
-                let total = per_col as usize * self.a.cols;
+                let group = vec4_columns_per_fragment(self.rank);
+                let total = per_col as usize * self.a.cols.div_ceil(group);
                 let columns = aligned_columns(l.width as usize, lda / 4);
+                let groups = (columns / group).max(1);
                 let max = inner.info_max_texture() as usize;
-                let row = per_col as usize * columns;
+                let row = per_col as usize * groups;
                 let (gw, gh) =
                     if columns <= RANK_GRID_MAX_COLUMNS && row <= max && total.div_ceil(row) <= max
                     {
@@ -328,6 +360,8 @@ impl RankCall {
                     let (sx, sy) = layout.coord(per_col as usize);
                     gl.set_ivec2(&prog, name, [sx as i32, sy as i32]);
                 }
+                let (cx, cy) = l.coord(lda / 4);
+                gl.set_ivec2(&prog, "step_col", [cx as i32, cy as i32]);
                 gl.set_i32(&prog, "per", per as i32);
                 gl.set_i32(&prog, "per_col", per_col as i32);
                 gl.set_i32(&prog, "grid_width", gw as i32);
@@ -660,6 +694,20 @@ mod tests {
         assert_eq!(vec4_texels_per_fragment(1024), 64);
         assert_eq!(vec4_texels_per_fragment(256), 16);
         assert_eq!(vec4_texels_per_fragment(10), 8);
+    }
+
+    #[test]
+    fn in_place_kernels_group_the_columns_the_grid_assumes() {
+        // The grid gives each fragment vec4_columns_per_fragment columns; the kernel must
+        // update as many, and the columns of a group must share j / 4 (COLS divides 4).
+        for rank in [Rank::General, Rank::One, Rank::Two] {
+            let group = vec4_columns_per_fragment(rank);
+            let k = rank.vec4_image_kernel();
+            let want = format!("#define COLS {group}");
+            assert!(k.defines.ends_with(&want), "{rank:?}: {}", k.defines);
+            assert_eq!(4 % group, 0);
+            assert_eq!(k.defines.contains("TRIANGLE 1"), rank != Rank::General);
+        }
     }
 
     fn pos(r: Result<RankCall>) -> (&'static str, u32) {
