@@ -66,8 +66,13 @@ ivec2 step_to(ivec2 p, int q1, int q2) {
     return d < a_width ? advance(p, ivec2(d, 0), a_width) : texel_pos(q2, a_width);
 }
 
-// Elements e..e+3 from texel q = e >> 2 at position p (r = e & 3).
+// Elements e..e+3 from texel q = e >> 2 at position p (r = e & 3): one fetch where they
+// are a texel (a band whose lda - 1 and ku are multiples of 4 starts every column's rows
+// 4t.. on a texel), else the two that hold them.
 vec4 load_at(ivec2 p, int q, int r) {
+    if (r == 0) {
+        return texelFetch(a, p, 0);
+    }
     ivec2 p1 = q < a_last ? advance(p, ivec2(1, 0), a_width) : p;
     return shift4(texelFetch(a, p, 0), texelFetch(a, p1, 0), r);
 }
