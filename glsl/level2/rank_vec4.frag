@@ -156,7 +156,8 @@ void main() {
 #endif
         ivec2 c = c0;
         for (int i = 0; i < COLS; ++i) {
-            if (live[i]) {
+            // (One column a fragment: live, or the fragment returned above.)
+            if (COLS == 1 || live[i]) {
                 vec4 v = texelFetch(a, c, 0);
 #if TRIANGLE
                 imageStore(a_out, c, edge ? updated(v, r, j0 + i, xv, yv, xj[i], yj[i])
@@ -165,7 +166,9 @@ void main() {
                 imageStore(a_out, c, updated(v, r, j0 + i, xv, yv, xj[i], yj[i]));
 #endif
             }
-            c = advance(c, step_col, a_width);
+            if (i + 1 < COLS) {
+                c = advance(c, step_col, a_width);
+            }
         }
         r += per_col;
         c0 = advance(c0, step_a, a_width);
