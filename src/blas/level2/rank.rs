@@ -331,11 +331,11 @@ impl RankCall {
         match out {
             None if vec4 => {
                 // Fragment f (row-major in a grid of rows of `groups` groups of `group`
-                // columns) updates texels f % per_col + k*per_col
-                // of the columns of group f / per_col. The fragments of a warp lie in a few
-                // neighbouring rows of the grid; with rows of as many columns as lie between
-                // two that start at the same place of A's texture rows, those grid rows
-                // update neighbouring rows of the texture.
+                // columns) updates texels f % per_col + k*per_col of the columns of group
+                // f / per_col. The fragments of a warp lie in a few neighbouring rows of the
+                // grid; with rows of as many columns as lie between two that start at the
+                // same place of A's texture rows, those grid rows update neighbouring rows
+                // of the texture.
                 let col_texels = self.a.rows.div_ceil(4);
                 let per = vec4_texels_per_fragment(col_texels);
                 let per_col = col_texels.div_ceil(per) as u32;
