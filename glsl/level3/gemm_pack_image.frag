@@ -1,6 +1,7 @@
-// sgemm reorder pass through image stores, PER texels a fragment (PACK_TEXELS in
-// kernel.rs: on the H100 2 beat 1, 4, 8 and 16; the rendered pack, gemm_pack.frag, writes
-// one texel a fragment through the raster's outputs). Layout
+// sgemm reorder pass through image stores, PER texels a fragment, PER_T where transposed
+// (PACK_TEXELS and PACK_TEXELS_T in kernel.rs: on the H100 PER 2 beat 1, 4, 8 and 16, PER_T
+// 4 beat 2; the rendered pack, gemm_pack.frag, writes one texel a fragment through the
+// raster's outputs). Layout
 // texel (x, y) holds rows 4x..4x+3 of column y of op(M), where op(M) is rows x cols and M
 // is stored column-major from element src_off with leading dimension ld (transposed when
 // trans != 0); rows past `rows` and columns past `cols` are zero. `extent` is the layout's
@@ -14,9 +15,16 @@
 //   place_kind 2: the strip kernels' blocks of op(A): with x = 2s + h and y = c*KC + kk,
 //                 at (2*kk + h, s*chunks + c) (see gemm_pack_strip.frag).
 // Without trans a fragment writes the texels x0..x0+PER-1 of one layout row (4*PER
-// consecutive stored elements); with trans the texels y0..y0+PER-1 of one layout column
-// (four runs of PER stored elements, transposed), as fragment (y0 / PER, x). KC and PER
-// are defined before this file; with DST_BUFFER defined, dst is a storage buffer (below).
+// consecutive stored elements); with trans the texels y0..y0+PER_T-1 of one layout column
+// (four runs of PER_T stored elements, transposed), as fragment (y0 / PER_T, x). With
+// DST_BUFFER defined, dst is a storage buffer (below).
+// PER_T is the transposed form's PER: there a fragment reads each of its four columns
+// whole texels at a time, so four texels use every element fetched where two used half
+// (KC, PER and PER_T are defined before this file).
+// `spread` orders the grid's rows (op(M) = M only: M's columns) so that a warp's four rows
+// of fragments read columns `spread` apart: with spread = the columns a row of the source
+// texture holds, their runs start on neighbouring texture rows, not side by side across
+// one (`Operand::pack_spread`; 1: in order).
 uniform sampler2D src;
 uniform int src_width;
 uniform int src_last;
@@ -31,6 +39,7 @@ uniform ivec2 extent;
 uniform int twin;
 uniform int place_kind2;
 uniform ivec2 extent2;
+uniform int spread;
 
 #ifdef DST_BUFFER
 // dst is a storage buffer of rows of dst_width texels (the bytes glReadPixels of a texture
@@ -88,13 +97,28 @@ vec4 run_next(inout int q, inout ivec2 pos) {
     return v;
 }
 
+// Grid row g of n as the column it packs: within each whole block of 4 * spread rows,
+// row 4a + b packs a + spread * b (a bijection; a last partial block stays in order).
+int spread_row(int g, int n) {
+    if (spread <= 1) {
+        return g;
+    }
+    int block = 4 * spread;
+    int b0 = g - g % block;
+    if (b0 + block > n) {
+        return g;
+    }
+    int w = g - b0;
+    return b0 + (w >> 2) + spread * (w & 3);
+}
+
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     ivec2 ext = twin != 0 ? max(extent, extent2) : extent;
     if (trans == 0) {
         // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < PER.
         int x0 = PER * g.x;
-        int y = g.y;
+        int y = spread_row(g.y, ext.y);
         bool col = y < cols;
         int e0 = src_off + 4 * x0 + y * ld;
         int q = e0 >> 2;
@@ -118,9 +142,9 @@ void main() {
         // The grid's x runs along the columns: a warp's neighbouring fragments then read
         // one run of each of its four columns, not runs of 32 columns side by side.
         int x = g.y;
-        int y0 = PER * g.x;
-        vec4 v[PER];
-        for (int i = 0; i < PER; ++i) {
+        int y0 = PER_T * g.x;
+        vec4 v[PER_T];
+        for (int i = 0; i < PER_T; ++i) {
             v[i] = vec4(0.0);
         }
         for (int l = 0; l < 4; ++l) {
@@ -130,20 +154,20 @@ void main() {
             int e0 = src_off + y0 + (4 * x + l) * ld;
             int q = e0 >> 2;
             int r = e0 & 3;
-            vec4 t[(PER + 3) / 4 + 1];
+            vec4 t[(PER_T + 3) / 4 + 1];
             int qq = q;
             ivec2 pos = run_start(q);
-            for (int j = 0; j <= (PER + 3) / 4; ++j) {
-                t[j] = r != 0 || j < (PER + 3) / 4 ? run_next(qq, pos) : vec4(0.0);
+            for (int j = 0; j <= (PER_T + 3) / 4; ++j) {
+                t[j] = r != 0 || j < (PER_T + 3) / 4 ? run_next(qq, pos) : vec4(0.0);
             }
-            for (int j = 0; j < (PER + 3) / 4; ++j) {
+            for (int j = 0; j < (PER_T + 3) / 4; ++j) {
                 vec4 a = shift4(t[j], t[j + 1], r);
-                for (int i = 0; i < 4 && 4 * j + i < PER; ++i) {
+                for (int i = 0; i < 4 && 4 * j + i < PER_T; ++i) {
                     v[4 * j + i][l] = a[i];
                 }
             }
         }
-        for (int i = 0; i < PER; ++i) {
+        for (int i = 0; i < PER_T; ++i) {
             int y = y0 + i;
             if (y >= ext.y) {
                 break;

@@ -44,17 +44,24 @@ static GEMM_MERGE_MRT8: Kernel = crate::kernel!("level3/gemm_merge_mrt.frag")
 /// Texels of the packed layout each fragment of `gemm_pack_image.frag` writes (`PER` in its
 /// defines).
 pub(crate) const PACK_TEXELS: usize = 2;
+/// Texels of a layout column each fragment of the transposed image-store pack writes
+/// (`PER_T`): four columns of a whole source texel each, every element fetched used (with
+/// 2, half of each fetch was thrown away; on the H100 sgemm 1024's op(B) pack went from 92
+/// to 47 us, session 25).
+pub(crate) const PACK_TEXELS_T: usize = 4;
 /// Reorder pass through image stores, [`PACK_TEXELS`] texels a fragment: any of the packed
 /// layouts, into one texture or two at once (GPUs with GL 4.3 / GLES 3.1).
 pub(crate) static GEMM_PACK_IMAGE: Kernel = crate::kernel!("level3/gemm_pack_image.frag")
-    .defines("#define KC 2048\n#define BAND 8\n#define PER 2")
+    .defines("#define KC 2048\n#define BAND 8\n#define PER 2\n#define PER_T 4")
     .image_stores();
 /// [`GEMM_PACK_IMAGE`] with its first layout written into a storage buffer (`DST_BUFFER`)
 /// rather than a texture: packed op(A) straight into the strip kernels' uniform-block buffer
 /// or the tile kernels' storage buffer, with no copy of a texture into it afterwards (on the
 /// H100 that copy cost 115 us of sgemm 1024's 1.98 ms). Needs a fragment storage block.
 pub(crate) static GEMM_PACK_BLOCKS: Kernel = crate::kernel!("level3/gemm_pack_image.frag")
-    .defines("#define KC 2048\n#define BAND 8\n#define PER 2\n#define DST_BUFFER 1")
+    .defines(
+        "#define KC 2048\n#define BAND 8\n#define PER 2\n#define PER_T 4\n#define DST_BUFFER 1",
+    )
     .image_stores()
     .storage(1);
 /// Strip path, reorder pass: packs op(A) into one uniform block per 8-row strip and chunk

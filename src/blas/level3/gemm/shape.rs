@@ -19,6 +19,24 @@ pub(crate) struct Operand {
     pub off: usize,
 }
 
+impl Operand {
+    /// The `spread` of the image-store pack (`gemm_pack_image.frag`) reading this operand
+    /// from a texture `width` texels wide: how many stored columns apart a warp's four rows
+    /// of fragments read. Columns of `ld` floats, `4 width / ld` to a texture row, start on
+    /// neighbouring texture rows that many apart, where a warp's reads touch fewer of the
+    /// texture's blocks than side by side across one row (as sgemv's spread order, session
+    /// 13; on the H100 sgemm 1024's op(A) pack went from 77 to 63 us, session 25). 1 (in
+    /// order) where a column fills a texture row or more, and for a transposed operand
+    /// (whose fragments read four neighbouring columns each: spread, it was slower).
+    pub fn pack_spread(&self, width: u32) -> u32 {
+        if self.trans {
+            return 1;
+        }
+        let spread = (4 * width as usize).checked_div(self.ld).unwrap_or(0);
+        spread.clamp(1, u16::MAX as usize) as u32
+    }
+}
+
 /// Which part of C's window a product writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Window {
@@ -283,6 +301,22 @@ mod tests {
     use super::*;
     use Layout::*;
     use Transpose::*;
+
+    #[test]
+    fn pack_spread_is_the_columns_a_texture_row_holds() {
+        let op = |trans, ld| Operand { trans, ld, off: 0 };
+        // 1024-float columns in rows of 8192 texels: 32 a row, 8 groups of four.
+        assert_eq!(op(false, 1024).pack_spread(8192), 32);
+        assert_eq!(op(true, 1024).pack_spread(8192), 1);
+        // Columns of a row or more, and a degenerate ld, keep the order.
+        assert_eq!(op(false, 32768).pack_spread(8192), 1);
+        assert_eq!(op(false, 65536).pack_spread(8192), 1);
+        assert_eq!(op(true, 16384).pack_spread(8192), 1);
+        assert_eq!(op(false, 0).pack_spread(8192), 1);
+        // An ld that does not divide a row: its floor.
+        assert_eq!(op(false, 1000).pack_spread(8192), 32);
+        assert_eq!(op(false, 1).pack_spread(u32::MAX), u16::MAX as u32);
+    }
 
     fn pos(e: Error) -> (&'static str, u32) {
         match e {
