@@ -460,6 +460,9 @@ mod tests {
         assert!(GEMM_PACK_IMAGE
             .defines
             .contains(&format!("#define PER {PACK_TEXELS}")));
+        assert!(GEMM_PACK_IMAGE
+            .defines
+            .contains(&format!("#define PER_T {PACK_TEXELS_T}")));
         // The two packs differ only in where the first layout goes.
         assert_eq!(
             format!("{}\n#define DST_BUFFER 1", GEMM_PACK_IMAGE.defines),
