@@ -503,9 +503,9 @@ fn image_store_cases(ctx: &Context, seed: u64, kernels: &[GemmKernel]) {
 /// The image-store packs read their operand in runs of texels whose positions step by
 /// addition and wrap at the end of a texture row: operands in textures 5 and 7 texels wide,
 /// so that runs cross rows at every phase, under the strip and tile kernels, every transpose
-/// pair. In textures 33 and 64 texels wide, 2 to 6 columns of 37-48 floats fit a texture
+/// pair. In textures 33 and 64 texels wide, 2 to 12 columns of 21-47 floats fit a texture
 /// row, so the pack of an untransposed operand takes its columns in spread order
-/// (`spread` 2-6: whole blocks of 8-24 columns permuted, the last partial block in order).
+/// (`spread` 2-12: whole blocks of 8-48 columns permuted, the last partial block in order).
 #[test]
 fn image_store_packs_read_runs_across_texture_rows() {
     for cap in [5u32, 7, 33, 64] {

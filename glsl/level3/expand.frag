@@ -29,14 +29,10 @@ layout(binding = 0, rgba32f) writeonly uniform highp image2D dst;
 // Elements r..r+3 of stored column c (one fetch where they fill one texel).
 vec4 stored4(int r, int c) {
     int e = r + c * lda;
-    int q = min(e >> 2, a_last);
-    ivec2 p0 = texel_pos(q, a_width);
-    vec4 lo = texelFetch(a, p0, 0);
     if ((e & 3) == 0) {
-        return lo;
+        return load_texel(a, a_width, min(e >> 2, a_last));
     }
-    ivec2 p1 = q < a_last ? advance(p0, ivec2(1, 0), a_width) : p0;
-    return shift4(lo, texelFetch(a, p1, 0), e & 3);
+    return load_run(a, a_width, a_last, e);
 }
 
 void main() {

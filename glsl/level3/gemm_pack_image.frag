@@ -21,10 +21,11 @@
 // PER_T is the transposed form's PER: there a fragment reads each of its four columns
 // whole texels at a time, so four texels use every element fetched where two used half
 // (KC, PER and PER_T are defined before this file).
-// `spread` orders the grid's rows (op(M) = M only: M's columns) so that a warp's four rows
-// of fragments read columns `spread` apart: with spread = the columns a row of the source
-// texture holds, their runs start on neighbouring texture rows, not side by side across
-// one (`Operand::pack_spread`; 1: in order).
+// `spread` orders the grid's rows (op(M) = M only: M's columns, by common.glsl's
+// spread_index in runs of 4) so that a warp's four rows of fragments read columns `spread`
+// apart: with spread = the columns a row of the source texture holds, their runs start on
+// neighbouring texture rows, not side by side across one (`Operand::pack_spread`; 1: in
+// order).
 uniform sampler2D src;
 uniform int src_width;
 uniform int src_last;
@@ -97,28 +98,13 @@ vec4 run_next(inout int q, inout ivec2 pos) {
     return v;
 }
 
-// Grid row g of n as the column it packs: within each whole block of 4 * spread rows,
-// row 4a + b packs a + spread * b (a bijection; a last partial block stays in order).
-int spread_row(int g, int n) {
-    if (spread <= 1) {
-        return g;
-    }
-    int block = 4 * spread;
-    int b0 = g - g % block;
-    if (b0 + block > n) {
-        return g;
-    }
-    int w = g - b0;
-    return b0 + (w >> 2) + spread * (w & 3);
-}
-
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     ivec2 ext = twin != 0 ? max(extent, extent2) : extent;
     if (trans == 0) {
         // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < PER.
         int x0 = PER * g.x;
-        int y = spread_row(g.y, ext.y);
+        int y = spread_index(g.y, ext.y, spread, 4);
         bool col = y < cols;
         int e0 = src_off + 4 * x0 + y * ld;
         int q = e0 >> 2;
