@@ -290,6 +290,10 @@ fn strsm_singular_matrices_give_reference_inf_and_nan() {
     for p in both_solves() {
         singular_cases(&p.ctx, &p.orders);
     }
+    // The same through image stores, four columns of 8 rows a fragment: a fragment tests only its
+    // sums for an Inf or NaN (every term's Inf or NaN leaves one there).
+    let orders = both_solves()[1].orders.clone();
+    singular_cases(&inverse_image_ctx(), &orders);
 }
 
 fn singular_cases(ctx: &fragblas::Context, orders: &std::ops::RangeInclusive<usize>) {
@@ -388,8 +392,11 @@ fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
         let solves: &[bool] = if i == 0 { &[false, true] } else { &[true] };
         infinity_cases(&p.ctx, solves, &p.orders);
     }
-    // strmm's block products through image stores, eight columns a fragment.
+    // strmm's block products through image stores, four columns a fragment.
     infinity_cases(&image_ctx(), &[false], &(0..=usize::MAX));
+    // strsm's inverse products through image stores, four columns of 8 rows a fragment.
+    let orders = both_solves()[1].orders.clone();
+    infinity_cases(&inverse_image_ctx(), &[true], &orders);
 }
 
 fn infinity_cases(
@@ -549,7 +556,7 @@ fn triangular_routines_with_image_store_packs_and_in_place_merge() {
 /// reference's zero tests: an Inf in A whose terms reference leaves out (the row of B it
 /// multiplies is zero, or the Inf meets a zero of B) and a zero of A facing an Inf of B
 /// give reference's Inf and NaN, on the rendered block kernel and on the one that
-/// multiplies eight columns a fragment through image stores.
+/// multiplies four columns a fragment through image stores.
 #[test]
 fn strmm_zero_tests_inside_a_diagonal_block_match_reference() {
     let mut r = rng(50);

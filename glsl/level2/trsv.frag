@@ -393,7 +393,8 @@ uniform sampler2D inv;
 // the inverse's rows 4f.. times the right-hand side. Where the inverse's rows, the
 // right-hand side or the result hold an Inf or NaN (a zero or non-finite diagonal, a NaN
 // or Inf in A or in x), the fragment solves the block instead, as reference's loops
-// would, so that Inf and NaN go where reference's go.
+// would, so that Inf and NaN go where reference's go. The result's test alone finds them:
+// an Inf or NaN among the terms leaves one in the sum (level3/tri_solve.frag says why).
 // The texels group g of the apply meets: t's texel g of the block and the inverse's texel
 // f of columns 4g..4g+3 (clamped to the block).
 void apply_fetch(int g, int f, int b, int r0, out vec4 tv, out vec4 i0, out vec4 i1,
@@ -412,7 +413,6 @@ void main() {
     int r0 = block_lo >> 2;
     int groups = (block_nb + 3) >> 2;
     vec4 x = vec4(0.0);
-    bool ok = true;
     // Each group's texels are fetched one group ahead of their use (a pass of a few
     // fragments is a chain of fetch latencies, one a group without this).
     vec4 tv;
@@ -429,7 +429,6 @@ void main() {
         vec4 j3;
         apply_fetch(min(g + 1, groups - 1), f, b, r0, tn, j0, j1, j2, j3);
         tv = select4(vec4(0.0), tv, lessThan(ivec4(4 * g) + ivec4(0, 1, 2, 3), ivec4(block_nb)));
-        ok = ok && finite(tv) && finite(i0) && finite(i1) && finite(i2) && finite(i3);
         x += i0 * tv.x + i1 * tv.y + i2 * tv.z + i3 * tv.w;
         tv = tn;
         i0 = j0;
@@ -438,7 +437,7 @@ void main() {
         i3 = j3;
     }
     // A branch, not a ?: (with ?: the H100 ran the substitution in every fragment).
-    if (!(ok && finite(x))) {
+    if (!finite(x)) {
         x = solve_block(f, block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
     }
     SOLVED(f, x);

@@ -74,7 +74,7 @@ pub fn inverse_ctx() -> Context {
 
 /// A context that solves by inverted diagonal blocks and has image stores (as a GPU with
 /// GL 4.3 / GLES 3.1): the inversion pass runs one fragment a column of a block's inverse,
-/// strsm applies the inverses eight columns a fragment.
+/// strsm applies the inverses to four columns of 8 rows a fragment.
 #[allow(dead_code)]
 pub fn inverse_image_ctx() -> Context {
     Context::with_options(ContextOptions {

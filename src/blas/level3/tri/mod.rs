@@ -57,15 +57,21 @@ static TRI_SOLVE: Kernel = crate::kernel!("level3/tri_solve.frag")
 static TRI_APPLY: Kernel = crate::kernel!("level3/tri_solve.frag").defines(
     "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1",
 );
-/// Columns of W a fragment of [`TRI_APPLY_IMAGE`] solves (`COLS` in its defines). On the
-/// H100 8 beats 4 and 16 (strsm 4096's inverse products 8.6, 9.0 and 36.6 ms; one column a
-/// fragment 15.8 ms).
-const APPLY_IMAGE_COLS: usize = 8;
-/// [`TRI_APPLY`] on GPUs with image stores: a fragment applies its four texels of the
-/// inverse to [`APPLY_IMAGE_COLS`] columns of W and writes them through image stores.
+/// Columns of W a fragment of [`TRI_APPLY_IMAGE`] solves (`COLS` in its defines), and
+/// texels of the block's rows (`TEXELS`: 4 rows each). On the H100 (session 26) 4 columns of
+/// 2 texels beat 8 of 1 (strsm 4096's inverse products 5.14 against 6.81 ms, 1024's 447-451
+/// against 487-493 us): a fragment's W texel serves both of its texels, and W's fetches
+/// spread over a warp's columns where the inverse's are shared. 8 of 2 (13.1 ms) and 2 of 4
+/// (23.7 ms) lose; before session 26, 8 of 1 beat 4 and 16 of 1 (8.6, 9.0, 36.6 ms).
+const APPLY_IMAGE_COLS: usize = 4;
+/// See [`APPLY_IMAGE_COLS`].
+const APPLY_IMAGE_TEXELS: usize = 2;
+/// [`TRI_APPLY`] on GPUs with image stores: a fragment applies [`APPLY_IMAGE_TEXELS`] texels
+/// of rows of the inverse to [`APPLY_IMAGE_COLS`] columns of W and writes them through image
+/// stores.
 static TRI_APPLY_IMAGE: Kernel = crate::kernel!("level3/tri_solve.frag")
     .defines(
-        "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 8",
+        "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 4\n#define TEXELS 2",
     )
     .image_stores();
 /// [`TRI_APPLY`] with every fragment substituting and choosing its result, for software
@@ -325,7 +331,7 @@ impl Tri<'_> {
             None
         };
         // Softpipe (no image stores) needs every lane to substitute; a device with image
-        // stores takes eight columns a fragment.
+        // stores takes four columns of 8 rows a fragment.
         let image = inv.is_some() && inner.image_store_paths;
         let (base, kernel) = match inv {
             Some(_) if image => (SOLVE_BLOCK, &TRI_APPLY_IMAGE),
@@ -358,7 +364,8 @@ impl Tri<'_> {
                         // Every texel of the rectangle written (rows r0.. from texel x0).
                         gl.set_i32(&prog, "cols", cols as i32);
                         let rows_of_fragments = cols.div_ceil(APPLY_IMAGE_COLS) as u32;
-                        gl.draw_image_stores(&[&out], rect.2, rows_of_fragments);
+                        let texels = rect.2.div_ceil(APPLY_IMAGE_TEXELS as u32);
+                        gl.draw_image_stores(&[&out], texels, rows_of_fragments);
                     } else {
                         gl.draw_rects(&[&out], &[rect], |_| {});
                     }
@@ -567,6 +574,9 @@ mod tests {
 
     #[test]
     fn column_counts_match_the_kernels_defines() {
+        assert!(TRI_APPLY_IMAGE
+            .defines
+            .contains(&format!("#define TEXELS {APPLY_IMAGE_TEXELS}")));
         for (k, cols) in [
             (&TRI_BLOCK_IMAGE, BLOCK_IMAGE_COLS),
             (&TRI_APPLY_IMAGE, APPLY_IMAGE_COLS),
