@@ -76,9 +76,6 @@ vec4 substitute(ivec2 p) {
 }
 
 #if APPLY && COLS > 1
-#ifndef TEXELS
-#define TEXELS 1
-#endif
 
 // On GPUs with image stores: fragment (g.x, g.y) computes the texels TEXELS*g.x ..
 // +TEXELS-1 of the block's rows in the COLS columns from g.y*COLS, fetching each texel of W
@@ -86,7 +83,7 @@ vec4 substitute(ivec2 p) {
 // rows of the block: 4*TEXELS texels of the inverse and COLS of W for 16*TEXELS*COLS
 // multiply-adds), and writes them to out_image (not W: other fragments still read the
 // block's rows of W). A texel of a column whose sum is not finite substitutes, as above.
-// TEXELS (1 unless defined) and COLS are defined before this file.
+// TEXELS and COLS are defined before this file.
 uniform sampler2D inv;
 uniform int cols;
 
@@ -110,7 +107,8 @@ void main() {
         vec4 iv[4 * TEXELS];
         for (int t = 0; t < TEXELS; ++t) {
             for (int j = 0; j < 4; ++j) {
-                iv[4 * t + j] = texelFetch(inv, ivec2(min(c + j, nb - 1) * (NB / 4) + f0 + t, b), 0);
+                int col_j = min(c + j, nb - 1);
+                iv[4 * t + j] = texelFetch(inv, ivec2(col_j * (NB / 4) + f0 + t, b), 0);
             }
         }
         bvec4 live = lessThan(ivec4(c) + lanes, ivec4(nb));
