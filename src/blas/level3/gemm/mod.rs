@@ -11,7 +11,8 @@ pub(crate) mod tune;
 
 use crate::blas::level3::gemm::kernel::{candidates, default_kernel, GemmKernel};
 use crate::blas::level3::gemm::passes::{
-    generic_pass, multiply, strip_multiply, strip_pair_packs, GemmCall,
+    generic_pass, multiply, strip_multiply, strip_multiply_part, strip_pair_packs, GemmCall,
+    PackedStrips, StripA,
 };
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
 use crate::blas::level3::gemm::tune::{remembered, should_time};
@@ -250,11 +251,95 @@ impl Context {
                 c: cr,
             };
             let rect = call.rect();
+            let blocks = StripA::Own(blocks);
             if let Some(out) = strip_multiply(&self.inner, kernel, &call, blocks, bt)? {
                 install(&self.inner, c, out, rect)?;
             }
         }
         Ok(())
+    }
+}
+
+/// An op(A) of which several products each take a block (strsm's updates: blocks of T):
+/// packed once for the strip kernels, by the first of those products that runs one
+/// ([`Context::gemm_block`]).
+pub(crate) struct SharedA<'a> {
+    /// The whole op(A): `whole.a` read from `a`, `whole.m x whole.k` (`n` and C unused).
+    whole: GemmShape,
+    a: &'a Buffer,
+    packed: Option<PackedStrips>,
+}
+
+impl<'a> SharedA<'a> {
+    /// The op(A) of `whole`, read from `a`; nothing packed yet.
+    pub(crate) fn new(whole: GemmShape, a: &'a Buffer) -> Self {
+        SharedA {
+            whole,
+            a,
+            packed: None,
+        }
+    }
+
+    /// The pack, if one was made, back to the pool.
+    pub(crate) fn release(self, ctx: &Context) {
+        if let Some(p) = self.packed {
+            p.release(&ctx.inner);
+        }
+    }
+}
+
+impl Context {
+    /// [`Context::gemm_shape_with`] with the kernel `Auto` chooses, for a product whose
+    /// op(A) (`s.a`, read from `shared`'s buffer) is the block of `shared`'s op(A) from row
+    /// `at.0` and term `at.1`. Where that kernel is a strip kernel on a device with image
+    /// stores, the product reads the block from the one pack of the whole op(A) (made now
+    /// if this is the first such product) instead of packing it. Where the block does not
+    /// lie in the pack's blocks in place ([`PackedStrips::window`]), or on other kernels,
+    /// it is an sgemm as any other.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_block(
+        &self,
+        s: &GemmShape,
+        shared: &mut SharedA,
+        at: (usize, usize),
+        alpha: f32,
+        b: Src,
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<()> {
+        let a = Src::Buf(shared.a);
+        if alpha == 0.0 || s.k == 0 || !self.inner.image_store_paths {
+            return self.gemm_shape_with(GemmKernel::Auto, s, alpha, a, b, beta, c);
+        }
+        let cr: &Buffer = c;
+        let kernel = self.auto_kernel(s, shared.a, b.or(cr), cr)?;
+        let strip = matches!(
+            kernel,
+            GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8
+        );
+        if strip && shared.packed.is_none() {
+            shared.packed = PackedStrips::new(&self.inner, &shared.whole, shared.a)?;
+        }
+        let part = match &shared.packed {
+            Some(p) if strip => p.window(s, at).map(|w| (p, w)),
+            _ => None,
+        };
+        let Some((packed, window)) = part else {
+            return self.gemm_shape_with(kernel, s, alpha, a, b, beta, c);
+        };
+        let call = GemmCall {
+            s,
+            alpha,
+            a: shared.a,
+            b: b.or(cr),
+            beta,
+            c: cr,
+        };
+        let rect = call.rect();
+        match strip_multiply_part(&self.inner, kernel, &call, packed, window)? {
+            Some(out) => install(&self.inner, c, out, rect),
+            None => Ok(()),
+        }
     }
 }
 

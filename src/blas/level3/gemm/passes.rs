@@ -8,7 +8,7 @@ use crate::blas::level3::gemm::kernel::{
     GEMM_PACK_STRIP, PACK_TEXELS, PACK_TEXELS_T,
 };
 use crate::blas::level3::gemm::plan::{
-    StripDraw, StripPlan, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
+    StripDraw, StripPlan, StripWindow, TilePlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC,
 };
 use crate::blas::level3::gemm::shape::{GemmShape, Operand, Terms, Window};
 use crate::blas::passes::in_spans;
@@ -550,7 +550,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     // Where op(B) is op(A)^T (ssyrk), the packs read the same texels: one pass writes both.
     if inner.image_store_paths && s.m == s.n && reads_transposed((a, s.a), (b, s.b)) {
         let (blocks, bt) = strip_twin_pack(inner, &plan, s, a, s.a)?;
-        return strip_multiply(inner, kernel, call, blocks, bt);
+        return strip_multiply(inner, kernel, call, StripA::Own(blocks), bt);
     }
     let blocks = if inner.image_store_paths {
         let size = (strip_a_size(&plan), plan.buffer_bytes());
@@ -574,23 +574,100 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     };
     let bt_size = strip_bt_size(s);
     let bt = pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?;
-    strip_multiply(inner, kernel, call, blocks, bt)
+    strip_multiply(inner, kernel, call, StripA::Own(blocks), bt)
 }
 
-/// The strip kernels' multiply and merge on packed operands (`blocks` op(A)'s uniform
-/// blocks, `bt` op(B)'s quads; both go back to the pool): `None` where the multiply
+/// op(A) of a product packed once into the strip kernels' uniform blocks (image stores
+/// only), for several products whose op(A) is a part of it ([`StripA::Part`]): strsm's
+/// updates, each a block of T, read one pack of all of T instead of packing their block.
+pub(crate) struct PackedStrips {
+    blocks: GlBuffer,
+    plan: StripPlan,
+    /// Rows and terms of the whole op(A).
+    dims: (usize, usize),
+}
+
+impl PackedStrips {
+    /// op(A) of `s` (read from `a`) packed for the strip kernels; `None` on a device
+    /// without image stores.
+    pub(crate) fn new(inner: &Inner, s: &GemmShape, a: &Buffer) -> Result<Option<Self>> {
+        if !inner.image_store_paths {
+            return Ok(None);
+        }
+        // The layout of the blocks does not depend on the strips a draw takes.
+        let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
+        let plan = StripPlan::new(s, 1, align);
+        let size = (strip_a_size(&plan), plan.buffer_bytes());
+        let blocks = pack_into_buffer(inner, a, s.a, (s.m, s.k), size, strip_place(&plan), None)?;
+        Ok(Some(PackedStrips {
+            blocks,
+            plan,
+            dims: (s.m, s.k),
+        }))
+    }
+
+    /// Where a product whose op(A) is the block of `s.m` rows from `row0` and `s.k` terms
+    /// from `k0` of the whole reads it ([`StripPlan::window`]); `None` where it cannot.
+    pub(crate) fn window(&self, s: &GemmShape, at: (usize, usize)) -> Option<StripWindow> {
+        self.plan.window(self.dims, (s.m, s.k), at)
+    }
+
+    /// The buffer back to the pool.
+    pub(crate) fn release(self, inner: &Inner) {
+        inner.give_block_buffer(self.blocks);
+    }
+}
+
+/// The uniform blocks of op(A) a strip-kernel product reads.
+pub(crate) enum StripA<'a> {
+    /// Packed for this product (the buffer goes back to the pool after it).
+    Own(GlBuffer),
+    /// A part of a larger op(A) packed once.
+    Part(&'a PackedStrips, StripWindow),
+}
+
+/// The strip kernels' product of `call` whose op(A) is the part `at` of `packed`
+/// ([`PackedStrips::window`]): op(B) packed, then [`strip_multiply`].
+pub(crate) fn strip_multiply_part(
+    inner: &Inner,
+    kernel: GemmKernel,
+    call: &GemmCall,
+    packed: &PackedStrips,
+    at: StripWindow,
+) -> Result<Option<Surface>> {
+    let s = call.s;
+    let bt = pack_sized(
+        inner,
+        call.b,
+        by_columns(s.b),
+        (s.n, s.k),
+        strip_bt_size(s),
+        Place::Quads,
+    )?;
+    strip_multiply(inner, kernel, call, StripA::Part(packed, at), bt)
+}
+
+/// The strip kernels' multiply and merge on packed operands (`a` op(A)'s uniform blocks,
+/// `bt` op(B)'s quads, which goes back to the pool): `None` where the multiply
 /// ([`strips_in_place`]) or the merge wrote C in place, else C's new texture for
 /// `install`.
 pub(crate) fn strip_multiply(
     inner: &Inner,
     kernel: GemmKernel,
     call: &GemmCall,
-    blocks: GlBuffer,
+    a: StripA,
     bt: Surface,
 ) -> Result<Option<Surface>> {
     let s = call.s;
     let (mul, merge) = kernel.kernels();
     let plan = strip_plan(inner, kernel, s);
+    // Where op(A)'s blocks come from: strip `i` of the product is `strip0 + i` of the
+    // blocks' plan, chunk `c` its chunk `chunk + c`, and its terms sit `shift` into it.
+    let (blocks, a_plan, at) = match &a {
+        StripA::Own(b) => (b, &plan, None),
+        StripA::Part(p, w) => (&p.blocks, &p.plan, Some(*w)),
+    };
+    let (strip0, chunk0, shift) = at.map_or((0, 0, 0), |w| (w.strip0, w.chunk, w.shift));
     let in_place = strips_in_place(inner, kernel, call, &plan);
     // Each group of strips in the chunks of k where it takes terms (all of them but in a
     // blocked triangular product), the first setting the targets. In place, each group's
@@ -644,21 +721,24 @@ pub(crate) fn strip_multiply(
             terms,
             ..
         } = draws[d];
-        let k0 = chunk * STRIP_KC;
+        // The kernel reads term t of the product (from the chunk's start) at l = t + shift
+        // of op(A)'s block and at row k0 + l = t of op(B)'s quads.
+        let k0 = (chunk * STRIP_KC) as i32 - shift as i32;
         if d == 0 || draws[d - 1].chunk != chunk {
-            gl.set_i32(prog, "k0", k0 as i32);
-            let kc = (s.k - k0).min(STRIP_KC).next_multiple_of(4);
+            gl.set_i32(prog, "k0", k0);
+            let kc = (s.k - chunk * STRIP_KC).min(STRIP_KC).next_multiple_of(4);
             gl.set_i32(prog, "kc", kc as i32);
         }
-        // The loop's bounds, from the chunk's start (none when l0 >= l1).
-        gl.set_i32(prog, "l0", terms.0 as i32 - k0 as i32);
-        gl.set_i32(prog, "l1", terms.1 as i32 - k0 as i32);
+        // The loop's bounds in the block (none when l0 >= l1).
+        let a0 = shift as i32 - (chunk * STRIP_KC) as i32;
+        gl.set_i32(prog, "l0", terms.0 as i32 + a0);
+        gl.set_i32(prog, "l1", terms.1 as i32 + a0);
         for i in 0..plan.group {
             // Bands past the last strip read the last strip's block; nothing reads their
             // results.
             let strip = (group * plan.group + i).min(plan.strips - 1);
-            let offset = plan.block_offset(strip, chunk);
-            gl.bind_block_range(i as u32, &blocks, offset, STRIP_BLOCK_BYTES);
+            let offset = a_plan.block_offset(strip0 + strip, chunk0 + chunk);
+            gl.bind_block_range(i as u32, blocks, offset, STRIP_BLOCK_BYTES);
         }
     };
     if !partial.is_empty() {
@@ -694,7 +774,9 @@ pub(crate) fn strip_multiply(
         });
     }
     inner.give_surface(bt);
-    inner.give_block_buffer(blocks);
+    if let StripA::Own(blocks) = a {
+        inner.give_block_buffer(blocks);
+    }
     if in_place.is_some() {
         for p in prods {
             inner.give_surface(p);

@@ -164,6 +164,49 @@ impl StripPlan {
     }
 }
 
+/// Where a product reads its op(A) from the uniform blocks of a larger op(A) packed once
+/// ([`StripPlan::window`]): strsm's updates, each a block of T, read one pack of all of T.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StripWindow {
+    /// The whole's strip that holds the product's first row.
+    pub strip0: usize,
+    /// The whole's chunk of k that holds every term of the product.
+    pub chunk: usize,
+    /// The product's first term in that chunk.
+    pub shift: usize,
+}
+
+impl StripPlan {
+    /// The part of this plan's packed op(A) (the plan of `whole`, `rows x k`) that a
+    /// product whose op(A) is the `part` (`rows x k`) of it from row `row0`, term `k0`
+    /// reads in place, or `None` where it cannot: `row0` must start a strip and `k0` a
+    /// texel of terms, the part must lie in the whole and its terms in one chunk, and the
+    /// terms its loop reads past the part (up to a multiple of 4) must be the pack's zeros
+    /// or the whole's own terms of the next texel, which the product's op(B) multiplies by
+    /// its zeros.
+    pub(crate) fn window(
+        &self,
+        whole: (usize, usize),
+        part: (usize, usize),
+        (row0, k0): (usize, usize),
+    ) -> Option<StripWindow> {
+        let end = k0 + part.1;
+        let fits = part.0 > 0
+            && part.1 > 0
+            && row0.is_multiple_of(8)
+            && row0 + part.0 <= whole.0
+            && k0.is_multiple_of(4)
+            && end <= whole.1
+            && (end.is_multiple_of(4) || end == whole.1)
+            && k0 / STRIP_KC == (end - 1) / STRIP_KC;
+        fits.then_some(StripWindow {
+            strip0: row0 / 8,
+            chunk: k0 / STRIP_KC,
+            shift: k0 % STRIP_KC,
+        })
+    }
+}
+
 /// One draw of a strip kernel's multiply pass ([`StripPlan::draws`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct StripDraw {
@@ -238,6 +281,43 @@ pub(crate) fn vec4_fits(s: &GemmShape, max: u32) -> bool {
 mod tests {
     use super::*;
     use crate::blas::level3::gemm::shape::Terms;
+
+    #[test]
+    fn windows_of_a_packed_op_a() {
+        let whole = |m, k| StripPlan::new(&GemmShape::plain(m, 16, k), 4, 256);
+        let p = whole(1024, 1024);
+        let w = p.window((1024, 1024), (512, 512), (512, 0));
+        assert_eq!(
+            w,
+            Some(StripWindow {
+                strip0: 64,
+                chunk: 0,
+                shift: 0
+            })
+        );
+        assert_eq!(
+            p.window((1024, 1024), (64, 64), (960, 896)).unwrap().shift,
+            896
+        );
+        // Rows off a strip, terms off a texel, past the whole, empty.
+        assert_eq!(p.window((1024, 1024), (64, 64), (964, 0)), None);
+        assert_eq!(p.window((1024, 1024), (64, 64), (0, 2)), None);
+        assert_eq!(p.window((1024, 1024), (64, 64), (968, 0)), None);
+        assert_eq!(p.window((1024, 1024), (64, 64), (0, 964)), None);
+        assert_eq!(p.window((1024, 1024), (0, 64), (0, 0)), None);
+        // A part ending off a texel: only at the whole's end (the pack's zeros follow).
+        let p = whole(1001, 1001);
+        assert!(p.window((1001, 1001), (64, 61), (0, 940)).is_some());
+        assert_eq!(p.window((1001, 1001), (64, 61), (0, 900)), None);
+        // Several chunks: the part's terms in one of them.
+        let p = whole(4096, 4096);
+        let w = p.window((4096, 4096), (1024, 1024), (3072, 2048)).unwrap();
+        assert_eq!((w.chunk, w.shift), (1, 0));
+        let w = p.window((4096, 4096), (64, 64), (0, 3008)).unwrap();
+        assert_eq!((w.chunk, w.shift), (1, 960));
+        assert_eq!(p.window((4096, 4096), (64, 128), (0, 1984)), None);
+        assert!(p.window((4096, 4096), (64, 2048), (0, 0)).is_some());
+    }
 
     #[test]
     fn a_triangles_draws_cover_its_tiles() {

@@ -27,7 +27,7 @@ use crate::blas::level2::trsv::{invert_blocks, SOLVE_BLOCK};
 use crate::blas::level3::blocks::{expand, pitched, release, window_axpby, Fill, Win};
 use crate::blas::level3::gemm::kernel::GemmKernel;
 use crate::blas::level3::gemm::shape::{GemmShape, Operand, Terms, Window};
-use crate::blas::level3::gemm::Src;
+use crate::blas::level3::gemm::{SharedA, Src};
 use crate::blas::passes::install;
 use crate::blas::types::{Diag, Layout, Side, Transpose, Uplo};
 use crate::device::buffer::Buffer;
@@ -145,7 +145,8 @@ impl Tri<'_> {
     }
 
     /// Rows `out` of `c` (pitched, `cols` columns) get `alpha*T(out, from)*W(from) +
-    /// beta*c`, W read from `w` (`Src::C`: c itself).
+    /// beta*c`, W read from `w` (`Src::C`: c itself). With `shared` (T as op(A), see
+    /// [`Tri::shared_t`]) an sgemm update reads its block of T from the one pack of T.
     #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
@@ -155,6 +156,7 @@ impl Tri<'_> {
         cols: usize,
         (alpha, beta): (f32, f32),
         c: &mut Buffer,
+        shared: Option<&mut SharedA>,
     ) -> Result<()> {
         if from.1 - from.0 <= BLOCK_MAX_K {
             let w = match w {
@@ -172,7 +174,27 @@ impl Tri<'_> {
             out.0,
             Window::Full,
         );
-        ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, Src::Buf(self.ts), w, beta, c)
+        match shared {
+            Some(t) => ctx.gemm_block(&s, t, (out.0, from.0), alpha, w, beta, c),
+            None => ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, Src::Buf(self.ts), w, beta, c),
+        }
+    }
+
+    /// T as the op(A) of the updates of a solve on `cols` columns, packed once for all of
+    /// them where they run on the strip kernels ([`Context::gemm_block`]): on the H100 one
+    /// pack of T cost less than the updates' packs of their blocks (BENCHMARKS.md session
+    /// 27).
+    fn shared_t(&self, cols: usize, ldw: usize) -> SharedA<'_> {
+        let order = self.form.order;
+        let whole = GemmShape::block(
+            (order, cols, order),
+            Operand::at(0, self.ldt, true),
+            Operand::at(0, ldw, false),
+            ldw,
+            0,
+            Window::Full,
+        );
+        SharedA::new(whole, self.ts)
     }
 
     /// Rows `rows` of `c` (pitched, `cols` columns) get `alpha*T(rows, from)*W(from) +
@@ -295,7 +317,7 @@ impl Tri<'_> {
             for step in level_updates(order, h, self.form.lower) {
                 if let Step::Update { out: o, from } = step {
                     let w = (Src::Buf(w), ldw);
-                    self.update(ctx, (o, from), w, cols, (1.0, 1.0), &mut out)?;
+                    self.update(ctx, (o, from), w, cols, (1.0, 1.0), &mut out, None)?;
                 }
             }
         }
@@ -339,7 +361,30 @@ impl Tri<'_> {
             Some(_) => (SOLVE_BLOCK, &TRI_APPLY),
             None => (SOLVE_BASE, &TRI_SOLVE),
         };
-        for step in solve_plan(order, base, self.form.lower) {
+        let mut shared = self.shared_t(cols, ldw);
+        let steps = (base, kernel);
+        let solved = self.solve_steps(ctx, (w, ldw, cols), steps, inv.as_ref(), &mut shared);
+        shared.release(ctx);
+        if let Some(inv) = inv {
+            inner.give_surface(inv);
+        }
+        solved
+    }
+
+    /// The steps of [`Tri::solve`]'s plan on blocks of `base` rows, each diagonal block one
+    /// pass of `kernel` (with `inv`, the blocks' inverses), each update an sgemm on
+    /// `shared` T.
+    fn solve_steps(
+        &self,
+        ctx: &Context,
+        (w, ldw, cols): (&mut Buffer, usize, usize),
+        (base, kernel): (usize, &Kernel),
+        inv: Option<&Surface>,
+        shared: &mut SharedA,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let image = inv.is_some() && inner.image_store_paths;
+        for step in solve_plan(self.form.order, base, self.form.lower) {
             match step {
                 Step::Base(r0, r1) => {
                     let prog = inner.program(kernel)?;
@@ -357,7 +402,7 @@ impl Tri<'_> {
                     gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
                     gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
                     gl.set_i32(&prog, "recip", self.form.recip as i32);
-                    if let Some(inv) = &inv {
+                    if let Some(inv) = inv {
                         gl.set_texture(&prog, "inv", 2, inv);
                     }
                     if image {
@@ -372,12 +417,11 @@ impl Tri<'_> {
                     install(inner, w, out, rect)?;
                 }
                 Step::Update { out, from } => {
-                    self.update(ctx, (out, from), (Src::C, ldw), cols, (-1.0, 1.0), w)?
+                    let w_at = (Src::C, ldw);
+                    let t = Some(&mut *shared);
+                    self.update(ctx, (out, from), w_at, cols, (-1.0, 1.0), w, t)?
                 }
             }
-        }
-        if let Some(inv) = inv {
-            inner.give_surface(inv);
         }
         Ok(())
     }
