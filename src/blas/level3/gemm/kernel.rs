@@ -274,6 +274,15 @@ impl GemmKernel {
         }
     }
 
+    /// Whether this is one of the strip kernels (op(A) from uniform blocks, op(B) from
+    /// packed quads).
+    pub(crate) fn is_strip(self) -> bool {
+        matches!(
+            self,
+            GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8
+        )
+    }
+
     /// The in-place form of a strip kernel (C written through image stores by the multiply
     /// itself, no merge: for products whose k is one chunk); `None` for the other kernels.
     pub(crate) fn in_place(self) -> Option<&'static Kernel> {

@@ -313,10 +313,7 @@ impl Context {
         }
         let cr: &Buffer = c;
         let kernel = self.auto_kernel(s, shared.a, b.or(cr), cr)?;
-        let strip = matches!(
-            kernel,
-            GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8
-        );
+        let strip = kernel.is_strip();
         if strip && shared.packed.is_none() {
             shared.packed = PackedStrips::new(&self.inner, &shared.whole, shared.a)?;
         }

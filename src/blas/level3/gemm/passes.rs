@@ -521,11 +521,7 @@ pub(crate) fn strip_pair_packs(
     second: &GemmCall,
 ) -> Result<Option<[(GlBuffer, Surface); 2]>> {
     let (s1, s2) = (first.s, second.s);
-    let strip = matches!(
-        kernel,
-        GemmKernel::Strip1 | GemmKernel::Strip4 | GemmKernel::Strip8
-    );
-    let pair = strip
+    let pair = kernel.is_strip()
         && inner.image_store_paths
         && s1.m == s1.n
         && (s1.m, s1.n, s1.k) == (s2.m, s2.n, s2.k)
