@@ -185,16 +185,21 @@ impl Tri<'_> {
     /// pack of T cost less than the updates' packs of their blocks (BENCHMARKS.md session
     /// 27).
     fn shared_t(&self, cols: usize, ldw: usize) -> SharedA<'_> {
+        SharedA::new(self.whole_product(cols, ldw), self.ts)
+    }
+
+    /// The sgemm shape of all of `T*W` (op(A) = Ts^T) into a pitched matrix of `cols`
+    /// columns with W's leading dimension `ldw`.
+    fn whole_product(&self, cols: usize, ldw: usize) -> GemmShape {
         let order = self.form.order;
-        let whole = GemmShape::block(
+        GemmShape::block(
             (order, cols, order),
             Operand::at(0, self.ldt, true),
             Operand::at(0, ldw, false),
             ldw,
             0,
             Window::Full,
-        );
-        SharedA::new(whole, self.ts)
+        )
     }
 
     /// Rows `rows` of `c` (pitched, `cols` columns) get `alpha*T(rows, from)*W(from) +
@@ -289,14 +294,7 @@ impl Tri<'_> {
         self.grid_pass(ctx, (diag, MUL_BASE), (1.0, 0.0), w, cols, &mut out)?;
         // T (op(A) = Ts^T) times W, added to the diagonal blocks' products; the kernel is
         // the one sgemm chooses for the whole product.
-        let whole = GemmShape::block(
-            (order, cols, order),
-            Operand::at(0, self.ldt, true),
-            Operand::at(0, ldw, false),
-            ldw,
-            0,
-            Window::Full,
-        );
+        let whole = self.whole_product(cols, ldw);
         let kernel = ctx.auto_kernel(&whole, self.ts, w, &out)?;
         if kernel.bounds_terms(MUL_BASE) {
             let terms = if self.form.lower {
