@@ -508,6 +508,94 @@ fn singular_and_special_values(ctx: &fragblas::Context) {
 }
 
 #[test]
+fn special_values_in_a_band_product_spread_as_in_reference() {
+    // stbmv's loops without transpose skip a column whose x_j is 0, so a NaN or Inf of A's
+    // column j does not spread; the transposed loops do not skip. A band's column part
+    // (`product_stored.frag`'s band_column_part) reads the texels inside the band with
+    // positions stepped by addition and the texels on the diagonal block or the band's edge
+    // masked lane by lane: the special values sit in both kinds of texel, in bands whose
+    // columns start on a texel (k = 8: lda - 1 = 8) and bands whose columns do not (k = 7,
+    // and lda = k + 3), on the default context, with image stores and with interleaved
+    // chunks in a texture 16 texels wide (a column's rows straddle texture rows).
+    let n = 61;
+    let mut r = rng(409);
+    let contexts = [ctx(), image_ctx(), interleaved_ctx(16)];
+    for (c, ctx) in contexts.iter().enumerate() {
+        for (k, lda) in [(8, 9), (7, 8), (7, 10)] {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for t in TRANS {
+                        let what = What::Triangle(uplo, Some(Diag::NonUnit));
+                        let kind = Kind::Band { k };
+                        let mut a =
+                            stored::build(layout, kind, what, n, n, lda, 0, stored::random(&mut r));
+                        let mut x = reals(&mut r, n);
+                        // Column 20 (x_20 = 0): NaN on the diagonal, at the band's far edge
+                        // and in the middle; column 33 (x_33 = 0): Inf inside the band;
+                        // x_45 = Inf.
+                        let far = |j: usize, d: usize| match uplo {
+                            Uplo::Upper => (j - d, j),
+                            Uplo::Lower => (j + d, j),
+                        };
+                        for (i, j, v) in [
+                            (20, 20, f32::NAN),
+                            (far(20, k).0, 20, f32::NAN),
+                            (far(20, 4).0, 20, f32::NAN),
+                            (far(33, 5).0, 33, f32::INFINITY),
+                            (far(33, 1).0, 33, f32::NEG_INFINITY),
+                        ] {
+                            let p = stored::slot(layout, kind, what, n, n, lda, i, j).unwrap();
+                            a[p] = v;
+                        }
+                        x[20] = 0.0;
+                        x[33] = 0.0;
+                        x[45] = f32::INFINITY;
+                        let mut want = x.clone();
+                        let (ni, ki, li) = (n as i32, k as i32, lda as i32);
+                        let d = Diag::NonUnit;
+                        cpu2::tr_band(
+                            "cblas_stbmv",
+                            layout,
+                            uplo,
+                            t,
+                            d,
+                            ni,
+                            ki,
+                            &a,
+                            li,
+                            &mut want,
+                            1,
+                        );
+                        let ga = ctx.upload(&a).unwrap();
+                        let mut gx = ctx.upload(&x).unwrap();
+                        ctx.stbmv(layout, uplo, t, d, ni, ki, &ga, li, &mut gx, 1)
+                            .unwrap();
+                        let got = gx.to_vec().unwrap();
+                        for i in 0..n {
+                            let (g, w) = (got[i], want[i]);
+                            let what = format!(
+                                "context {c} k={k} lda={lda} {layout:?} {uplo:?} {t:?} \
+                                 element {i}: got {g}, want {w}"
+                            );
+                            if w.is_nan() {
+                                assert!(g.is_nan(), "{what}");
+                            } else if w.is_infinite() {
+                                assert_eq!(g, w, "{what}");
+                            } else {
+                                // |A||x| <= 16 (k + 1): |A(i, j)| <= 1, |x_j| <= 16.
+                                let bound = 16.0 * (k as f32 + 1.0);
+                                let tol = 2.0 * (k as f32 + 2.0) * f32::EPSILON * bound;
+                                assert!((g - w).abs() <= tol, "{what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_zero_unknown_skips_its_column_across_blocks_as_in_reference() {
     // An unknown whose solution is exactly 0 (its right-hand side 0, its row empty) and a
     // NaN in its column in a block solved later: reference's column loops skip the column,

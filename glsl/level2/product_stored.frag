@@ -20,6 +20,14 @@
 // at 2^16 (k = 64) 18% faster, while packed storage's row part was 10% slower with it and
 // its column part the same (BENCHMARKS.md, session 14), so packed and full storage go the
 // masked way throughout.
+//
+// With BAND defined to 1 (before this file) the kernel is a band's column part alone (a band
+// product without a row part: sgbmv and stbmv without transpose), whose positions go by
+// addition (band_column_part): on the H100 at 2^16, k = 64, sgbmv 264 -> 245 us and stbmv
+// 155 -> 131 us (BENCHMARKS.md, session 28). The row part stays in the kernel without BAND:
+// the same stepping of the row part, and this kernel's row loop compiled beside the band
+// column loop, were each slower than it (sgbmv^T 270 -> 276-373 us): every loop a kernel
+// holds costs it registers, run or not.
 uniform sampler2D a;
 uniform int a_width;
 uniform int a_last;     // the last texel of A's buffer (reads are clamped to it)
@@ -44,6 +52,10 @@ uniform int chunk;
 uniform int chunks;
 
 layout(location = 0) out vec4 result;
+
+#ifndef BAND
+#define BAND 0
+#endif
 
 // Where column j starts in the stored array (row 0 of it: before the array for a band's
 // first columns). Unsigned: j(j+1) of a large packed matrix exceeds an int, the base not.
@@ -81,6 +93,10 @@ vec4 load_at(ivec2 p, int q, int r) {
 // rows of four columns): one division for the first position, additions for the others.
 mat4 load_columns(ivec4 e) {
     ivec4 q = e >> 2;
+#if BAND
+    // A band's edge texels read elements outside the band too, past the array's end.
+    q = min(q, ivec4(a_last));
+#endif
     ivec4 r = e & 3;
     ivec2 p0 = texel_pos(q.x, a_width);
     ivec2 p1 = step_to(p0, q.x, q.y);
@@ -108,6 +124,68 @@ ivec3 chunk_range(int s, int lf, int lt) {
     return ivec3(max(lf, s * chunk), 1, min(s * chunk + chunk, lt + 1));
 }
 
+#if BAND
+// The column part over a band: results 4t..4t+3 summed over chunk c's x texels (start,
+// step, end). A step of the chunk moves each column's elements by 4*c.y*(lda - 1), a
+// multiple of 4: its texel by c.y*(lda - 1) and its place in the texel not at all, so the
+// four positions go by addition. Texels on the band's edge, the diagonal block or past the
+// matrix load through load_columns and are masked lane by lane.
+vec4 band_column_part(int t, ivec3 c, bool skip) {
+    vec4 acc = vec4(0.0);
+    ivec4 i4 = ivec4(4 * t) + ivec4(0, 1, 2, 3);
+    int d = c.y * (lda - 1);
+    ivec2 dp = texel_pos(d, a_width);
+    int j0 = 4 * c.x;
+    ivec4 e = ivec4(base(j0), base(j0 + 1), base(j0 + 2), base(j0 + 3)) + ivec4(4 * t);
+    ivec4 r = e & 3;
+    ivec4 q = e >> 2;
+    ivec2 p0 = texel_pos(q.x, a_width);
+    ivec2 p1 = texel_pos(q.y, a_width);
+    ivec2 p2 = texel_pos(q.z, a_width);
+    ivec2 p3 = texel_pos(q.w, a_width);
+    ivec2 xp = texel_pos(c.x, x_width);
+    ivec2 xs = texel_pos(c.y, x_width);
+    for (int l = c.x; l < c.z; l += c.y) {
+        vec4 xv = texelFetch(x, xp, 0);
+        bool diag = l == t;
+        // The texel's 16 elements all in the band: j - i from 4l - 4t - 3 to 4l + 3 - 4t.
+        bool inside = 4 * (l - t) - 3 >= band_lo && 4 * (l - t) + 3 <= band_hi;
+        if (diag || !inside || 4 * l + 3 >= cols || 4 * t + 3 >= rows) {
+            mat4 m = load_columns(e);
+            int j = 4 * l;
+            for (int k = 0; k < 4; ++k) {
+                bvec4 keep_k = both(in_band(i4, j + k), bvec4(j + k < cols));
+                if (skip && xv[k] == 0.0) keep_k = bvec4(false);
+                if (diag) {
+                    m[k] = unit(m[k], i4, j + k);
+                    keep_k = both(keep_k, keep(col_rule, i4, j + k));
+                }
+                acc += select4(vec4(0.0), m[k] * xv[k], keep_k);
+            }
+        } else {
+            q = e >> 2;
+            mat4 m = mat4(load_at(p0, q.x, r.x), load_at(p1, q.y, r.y), load_at(p2, q.z, r.z),
+                          load_at(p3, q.w, r.w));
+            if (skip) {
+                acc += (xv.x == 0.0 ? vec4(0.0) : m[0] * xv.x)
+                    + (xv.y == 0.0 ? vec4(0.0) : m[1] * xv.y)
+                    + (xv.z == 0.0 ? vec4(0.0) : m[2] * xv.z)
+                    + (xv.w == 0.0 ? vec4(0.0) : m[3] * xv.w);
+            } else {
+                acc += m[0] * xv.x + m[1] * xv.y + m[2] * xv.z + m[3] * xv.w;
+            }
+        }
+        e += ivec4(4 * d);
+        xp = advance(xp, xs, x_width);
+        p0 = advance(p0, dp, a_width);
+        p1 = advance(p1, dp, a_width);
+        p2 = advance(p2, dp, a_width);
+        p3 = advance(p3, dp, a_width);
+    }
+    return acc;
+}
+#endif
+
 void main() {
     ivec2 f = ivec2(gl_FragCoord.xy);
     int s = f.y / band_rows;
@@ -130,6 +208,9 @@ void main() {
         ivec3 c = chunk_range(s, lf, lt);
         ivec4 i4 = ivec4(4 * t) + lanes;
         bool skip = skip_zero != 0;
+#if BAND
+        acc += band_column_part(t, c, skip);
+#else
         for (int l = c.x; l < c.z; l += c.y) {
             vec4 xv = texelFetch(x, texel_pos(l, x_width), 0);
             bool diag = l == t;
@@ -165,7 +246,9 @@ void main() {
                 acc += v;
             }
         }
+#endif
     }
+#if !BAND
     if (row_rule >= 0) {
         // Column j of A reaches rows i with j - band_hi <= i <= j - band_lo.
         bool upper = row_rule == 1 || row_rule == 2;
@@ -206,5 +289,6 @@ void main() {
             }
         }
     }
+#endif
     result = acc;
 }

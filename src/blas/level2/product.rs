@@ -33,6 +33,11 @@ const PRODUCT_GLSL: &str = include_str!(concat!(
 /// op(A)*x over one chunk of the summed index, any storage and shape, x of increment 1:
 /// four rows of a column read as the two texels that hold them.
 static PRODUCT_STORED: Kernel = crate::kernel!("level2/product_stored.frag").header(PRODUCT_GLSL);
+/// [`PRODUCT_STORED`] for a band product without a row part (sgbmv, stbmv without
+/// transpose): the column part alone, its positions stepped by addition.
+static PRODUCT_BAND_COLUMNS: Kernel = crate::kernel!("level2/product_stored.frag")
+    .defines("#define BAND 1")
+    .header(PRODUCT_GLSL);
 /// op(A)*x over one chunk of the summed index with vec4 reads of A and x: full storage
 /// with `lda % 4 == 0`, `incx == 1`; general, triangular or symmetric.
 static PRODUCT_VEC4: Kernel = crate::kernel!("level2/product_vec4.frag").header(PRODUCT_GLSL);
@@ -63,8 +68,9 @@ static SUM_UPDATE: Kernel =
     crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1\n#define UPDATE 1");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 6] = [
+pub(crate) const KERNELS: [&Kernel; 7] = [
     &PRODUCT_STORED,
+    &PRODUCT_BAND_COLUMNS,
     &PRODUCT_VEC4,
     &PRODUCT_VEC4_INTERLEAVED,
     &SUM_GATHER,
@@ -526,9 +532,13 @@ pub(crate) fn product_stored(
     } else {
         parts.len_x.div_ceil(4)
     };
+    let kernel = match (a.storage, parts.row) {
+        (Storage::Band { .. }, None) => &PRODUCT_BAND_COLUMNS,
+        _ => &PRODUCT_STORED,
+    };
     chunked(
         ctx,
-        &PRODUCT_STORED,
+        kernel,
         parts.len_y,
         summed,
         Some(split),
