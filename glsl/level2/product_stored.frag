@@ -26,8 +26,8 @@
 // addition (band_column_part): on the H100 at 2^16, k = 64, sgbmv 264 -> 245 us and stbmv
 // 155 -> 131 us (BENCHMARKS.md, session 28). The row part stays in the kernel without BAND:
 // the same stepping of the row part, and this kernel's row loop compiled beside the band
-// column loop, were each slower than it (sgbmv^T 270 -> 276-373 us): every loop a kernel
-// holds costs it registers, run or not.
+// column loop, were each slower than it (sgbmv^T 270 -> 276-373 us): on that driver a loop
+// compiled into a kernel, run or not, moves the time of the kernel's other loops.
 uniform sampler2D a;
 uniform int a_width;
 uniform int a_last;     // the last texel of A's buffer (reads are clamped to it)
