@@ -124,15 +124,24 @@ ivec3 chunk_range(int s, int lf, int lt) {
     return ivec3(max(lf, s * chunk), 1, min(s * chunk + chunk, lt + 1));
 }
 
+// Four columns' texels of a run of rows (m's columns) times their x_j (xv); with skip,
+// columns whose x_j is 0 are left out (reference's triangular loops skip them).
+vec4 column_terms(mat4 m, vec4 xv, bool skip) {
+    if (skip) {
+        return (xv.x == 0.0 ? vec4(0.0) : m[0] * xv.x) + (xv.y == 0.0 ? vec4(0.0) : m[1] * xv.y)
+            + (xv.z == 0.0 ? vec4(0.0) : m[2] * xv.z) + (xv.w == 0.0 ? vec4(0.0) : m[3] * xv.w);
+    }
+    return m[0] * xv.x + m[1] * xv.y + m[2] * xv.z + m[3] * xv.w;
+}
+
 #if BAND
-// The column part over a band: results 4t..4t+3 summed over chunk c's x texels (start,
-// step, end). A step of the chunk moves each column's elements by 4*c.y*(lda - 1), a
+// The column part over a band: results 4t..4t+3 (rows i4) summed over chunk c's x texels
+// (start, step, end). A step of the chunk moves each column's elements by 4*c.y*(lda - 1), a
 // multiple of 4: its texel by c.y*(lda - 1) and its place in the texel not at all, so the
 // four positions go by addition. Texels on the band's edge, the diagonal block or past the
 // matrix load through load_columns and are masked lane by lane.
-vec4 band_column_part(int t, ivec3 c, bool skip) {
+vec4 band_column_part(int t, ivec4 i4, ivec3 c, bool skip) {
     vec4 acc = vec4(0.0);
-    ivec4 i4 = ivec4(4 * t) + ivec4(0, 1, 2, 3);
     int d = c.y * (lda - 1);
     ivec2 dp = texel_pos(d, a_width);
     int j0 = 4 * c.x;
@@ -166,14 +175,7 @@ vec4 band_column_part(int t, ivec3 c, bool skip) {
             q = e >> 2;
             mat4 m = mat4(load_at(p0, q.x, r.x), load_at(p1, q.y, r.y), load_at(p2, q.z, r.z),
                           load_at(p3, q.w, r.w));
-            if (skip) {
-                acc += (xv.x == 0.0 ? vec4(0.0) : m[0] * xv.x)
-                    + (xv.y == 0.0 ? vec4(0.0) : m[1] * xv.y)
-                    + (xv.z == 0.0 ? vec4(0.0) : m[2] * xv.z)
-                    + (xv.w == 0.0 ? vec4(0.0) : m[3] * xv.w);
-            } else {
-                acc += m[0] * xv.x + m[1] * xv.y + m[2] * xv.z + m[3] * xv.w;
-            }
+            acc += column_terms(m, xv, skip);
         }
         e += ivec4(4 * d);
         xp = advance(xp, xs, x_width);
@@ -209,7 +211,7 @@ void main() {
         ivec4 i4 = ivec4(4 * t) + lanes;
         bool skip = skip_zero != 0;
 #if BAND
-        acc += band_column_part(t, c, skip);
+        acc += band_column_part(t, i4, c, skip);
 #else
         for (int l = c.x; l < c.z; l += c.y) {
             vec4 xv = texelFetch(x, texel_pos(l, x_width), 0);
@@ -222,14 +224,7 @@ void main() {
                 int j = 4 * l;
                 mat4 m = load_columns(ivec4(base(j), base(j + 1), base(j + 2), base(j + 3))
                                       + ivec4(4 * t));
-                if (skip) {
-                    acc += (xv.x == 0.0 ? vec4(0.0) : m[0] * xv.x)
-                        + (xv.y == 0.0 ? vec4(0.0) : m[1] * xv.y)
-                        + (xv.z == 0.0 ? vec4(0.0) : m[2] * xv.z)
-                        + (xv.w == 0.0 ? vec4(0.0) : m[3] * xv.w);
-                } else {
-                    acc += m[0] * xv.x + m[1] * xv.y + m[2] * xv.z + m[3] * xv.w;
-                }
+                acc += column_terms(m, xv, skip);
                 continue;
             }
             for (int q = 0; q < 4; ++q) {
