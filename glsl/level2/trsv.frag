@@ -143,11 +143,13 @@ vec4 a_col(int R, int j, out bvec4 stored) {
 // upper: the other way round), the inverse's off-diagonal part is D = -R C K.
 //   PART 1: E = C K, stored into e_out at D's place;
 //   PART 2: D = -R E, stored into the inverse (inv_out).
-// Fragment (x, b) of block b writes texel fi of column j of the pair p's off-diagonal
-// part (x = (p*half_size + j)*half_size/4 + fi). Products meet only stored elements of A
-// (masked, not multiplied by 0), so an Inf or NaN of C, R or K reaches every column of D
-// it touches (through 0*Inf if need be), and the solves' users of those columns solve by
-// substitution.
+// Fragment (x, b) of block b writes texel fi of columns 4jg..4jg+3 of the pair p's
+// off-diagonal part (x = (p*half_size/4 + jg)*half_size/4 + fi): the texels of A (PART 1)
+// or R (PART 2) it fetches serve its four columns, each summed in the order of one column
+// a fragment (E = C K at 4096 took 93 us so, a band's 1024 blocks 2.1 ms). Products meet
+// only stored elements of A (masked, not multiplied by 0), so an Inf or NaN of C, R or K
+// reaches every column of D it touches (through 0*Inf if need be), and the solves' users
+// of those columns solve by substitution.
 uniform sampler2D inv;
 uniform int half_size;
 #if PART == 2
@@ -159,23 +161,29 @@ void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int b = g.y;
     int h4 = half_size / 4;
-    int per_pair = half_size * h4;
+    int per_pair = h4 * h4;
     int pair = g.x / per_pair;
     int rem = g.x - pair * per_pair;
-    int j = rem / h4;
-    int fi = rem - j * h4;
+    int jg = rem / h4;
+    int fi = rem - jg * h4;
     int base = 2 * half_size * pair;
     int rs = forward != 0 ? base + half_size : base;  // the rows' half
     int cs = forward != 0 ? base : base + half_size;  // the columns' half
     int lo = b * NB;
-    int col = cs + j;
+    int col = cs + 4 * jg;  // the first of the four columns
     int trow = (rs >> 2) + fi;
-    vec4 acc = vec4(0.0);
+    vec4 acc0 = vec4(0.0);
+    vec4 acc1 = vec4(0.0);
+    vec4 acc2 = vec4(0.0);
+    vec4 acc3 = vec4(0.0);
 #if PART == 1
-    ivec4 lanes = ivec4(0, 1, 2, 3);
     for (int k4 = 0; k4 < h4; ++k4) {
-        // K's rows cs + 4*k4 .. + 3 of column col.
-        vec4 kv = texelFetch(inv, ivec2(col * NB4 + (cs >> 2) + k4, b), 0);
+        // K's rows cs + 4*k4 .. + 3 of the four columns.
+        int kt = (cs >> 2) + k4;
+        vec4 kv0 = texelFetch(inv, ivec2(col * NB4 + kt, b), 0);
+        vec4 kv1 = texelFetch(inv, ivec2((col + 1) * NB4 + kt, b), 0);
+        vec4 kv2 = texelFetch(inv, ivec2((col + 2) * NB4 + kt, b), 0);
+        vec4 kv3 = texelFetch(inv, ivec2((col + 3) * NB4 + kt, b), 0);
         if (dot_form == 0) {
             // M(r, c) = A(lo + r, lo + c): four rows of M a texel of A's column.
             for (int q = 0; q < 4; ++q) {
@@ -183,33 +191,56 @@ void main() {
                 bvec4 st;
                 vec4 a4 = a_col((lo >> 2) + trow, min(c, n - 1), st);
                 st = both(st, bvec4(c < n));
-                acc = select4(acc, acc + a4 * lane(kv, q), st);
+                acc0 = select4(acc0, acc0 + a4 * lane(kv0, q), st);
+                acc1 = select4(acc1, acc1 + a4 * lane(kv1, q), st);
+                acc2 = select4(acc2, acc2 + a4 * lane(kv2, q), st);
+                acc3 = select4(acc3, acc3 + a4 * lane(kv3, q), st);
             }
         } else {
             // M(r, c) = A(lo + c, lo + r): row r of M, columns c..c+3, a texel of column
             // lo + r of A.
-            vec4 d = vec4(0.0);
+            vec4 d0 = vec4(0.0);
+            vec4 d1 = vec4(0.0);
+            vec4 d2 = vec4(0.0);
+            vec4 d3 = vec4(0.0);
             for (int q = 0; q < 4; ++q) {
                 int ac = lo + 4 * trow + q;
                 bvec4 st;
                 vec4 a4 = a_col(((lo + cs) >> 2) + k4, min(ac, n - 1), st);
                 st = both(st, bvec4(ac < n));
-                d = with_lane(d, q, dot(select4(vec4(0.0), a4, st), select4(vec4(0.0), kv, st)));
+                vec4 am = select4(vec4(0.0), a4, st);
+                d0 = with_lane(d0, q, dot(am, select4(vec4(0.0), kv0, st)));
+                d1 = with_lane(d1, q, dot(am, select4(vec4(0.0), kv1, st)));
+                d2 = with_lane(d2, q, dot(am, select4(vec4(0.0), kv2, st)));
+                d3 = with_lane(d3, q, dot(am, select4(vec4(0.0), kv3, st)));
             }
-            acc += d;
+            acc0 += d0;
+            acc1 += d1;
+            acc2 += d2;
+            acc3 += d3;
         }
     }
 #else
     for (int k4 = 0; k4 < h4; ++k4) {
-        // E's rows rs + 4*k4 .. + 3 of column col, and R's columns rs + 4*k4 + q.
-        vec4 ev = texelFetch(e, ivec2(col * NB4 + (rs >> 2) + k4, b), 0);
+        // E's rows rs + 4*k4 .. + 3 of the four columns, and R's columns rs + 4*k4 + q.
+        int et = (rs >> 2) + k4;
+        vec4 ev0 = texelFetch(e, ivec2(col * NB4 + et, b), 0);
+        vec4 ev1 = texelFetch(e, ivec2((col + 1) * NB4 + et, b), 0);
+        vec4 ev2 = texelFetch(e, ivec2((col + 2) * NB4 + et, b), 0);
+        vec4 ev3 = texelFetch(e, ivec2((col + 3) * NB4 + et, b), 0);
         for (int q = 0; q < 4; ++q) {
             vec4 r4 = texelFetch(inv, ivec2((rs + 4 * k4 + q) * NB4 + trow, b), 0);
-            acc -= r4 * lane(ev, q);
+            acc0 -= r4 * lane(ev0, q);
+            acc1 -= r4 * lane(ev1, q);
+            acc2 -= r4 * lane(ev2, q);
+            acc3 -= r4 * lane(ev3, q);
         }
     }
 #endif
-    imageStore(part_out, ivec2(col * NB4 + trow, b), acc);
+    imageStore(part_out, ivec2(col * NB4 + trow, b), acc0);
+    imageStore(part_out, ivec2((col + 1) * NB4 + trow, b), acc1);
+    imageStore(part_out, ivec2((col + 2) * NB4 + trow, b), acc2);
+    imageStore(part_out, ivec2((col + 3) * NB4 + trow, b), acc3);
 }
 
 #elif PASS != 0
@@ -223,6 +254,24 @@ void main() {
 // each other), no storage formulas for full storage, and only the texels the step walks
 // fetched and updated, under a branch a texel (on the H100 a block took 0.3 ms with
 // per-texel formulas, 0.14 ms so; fetching all sixteen texels without branches, 0.18).
+// EACH(M) writes macro M out for every texel the solve holds (HELD): the block's sixteen,
+// or with WHOLE a sub-block's SUB/4 = four. With arrays of sixteen there (the steps' bounds
+// are uniforms, so all sixteen stay live, more than registers hold) the sub-block pass took
+// the H100 4.2 ms for a stbsv band's 1024 blocks and 174 us at order 4096; with four, 1.1
+// ms and 43 us (BENCHMARKS.md, session 29).
+#ifdef WHOLE
+#if SUB != 16
+#error "EACH writes out SUB / 4 = 4 texels"
+#endif
+const int HELD = 4;
+#define EACH(M) M(0) M(1) M(2) M(3)
+#else
+#if NB != 64
+#error "EACH writes out NB / 4 = 16 texels"
+#endif
+const int HELD = NB4;
+#define EACH(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+#endif
 #define LOAD(r) acc[r] = 4 * (r) >= nb ? vec4(0.0) : (unit_rhs ? ((r) == (c >> 2) ? with_lane(vec4(0.0), c & 3, 1.0) : vec4(0.0)) : rhs_texel(r0 + (r))); live[r] = lessThan(ivec4(4 * (r)) + lanes, ivec4(nb));
 #define WALK(r) (4 * (r) < nb && (r) >= wlo && (r) <= whi && (up ? (r) >= pr : (r) <= pr))
 #if VEC4
@@ -261,12 +310,11 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int
     bool dot_p = dot_form != 0;
     // The texels a step walks lie at or after the step's own (or at or before it).
     bool up = (forward != 0) != dot_p;
-    vec4 acc[NB4];
-    vec4 col[NB4];
-    bvec4 st[NB4];
-    bvec4 live[NB4];
-    LOAD(0) LOAD(1) LOAD(2) LOAD(3) LOAD(4) LOAD(5) LOAD(6) LOAD(7)
-    LOAD(8) LOAD(9) LOAD(10) LOAD(11) LOAD(12) LOAD(13) LOAD(14) LOAD(15)
+    vec4 acc[HELD];
+    vec4 col[HELD];
+    bvec4 st[HELD];
+    bvec4 live[HELD];
+    EACH(LOAD)
     for (int k = 0; k < steps; ++k) {
         if (k >= nb || k < ks.x || k > ks.y) {
             continue;
@@ -275,8 +323,7 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int
         int pr = p >> 2;
         int pc = p & 3;
         float y = 0.0;
-        PICK(0) PICK(1) PICK(2) PICK(3) PICK(4) PICK(5) PICK(6) PICK(7)
-        PICK(8) PICK(9) PICK(10) PICK(11) PICK(12) PICK(13) PICK(14) PICK(15)
+        EACH(PICK)
         // Both forms walk column p: the dot form over the unknowns solved before p (then
         // divides), the column form over those after it (once p is divided). The column
         // form skips an unknown that is 0 when its turn comes, without fetching.
@@ -288,31 +335,25 @@ vec4 solve_block(int f, int lo, int nb, int c, int steps, ivec2 ks, int wlo, int
             int e = r0 + (lo + p) * (lda >> 2);
             ivec2 pos = ivec2(e % a_width, e / a_width);
 #endif
-            FETCH(0) FETCH(1) FETCH(2) FETCH(3) FETCH(4) FETCH(5) FETCH(6) FETCH(7)
-            FETCH(8) FETCH(9) FETCH(10) FETCH(11) FETCH(12) FETCH(13) FETCH(14) FETCH(15)
+            EACH(FETCH)
             vec4 dcol = vec4(0.0);
-            DIAG(0) DIAG(1) DIAG(2) DIAG(3) DIAG(4) DIAG(5) DIAG(6) DIAG(7)
-            DIAG(8) DIAG(9) DIAG(10) DIAG(11) DIAG(12) DIAG(13) DIAG(14) DIAG(15)
+            EACH(DIAG)
             float diag = unit_diag == 0 ? lane(dcol, pc) : 1.0;
             if (!dot_p && unit_diag == 0) {
                 y /= diag;
             }
-            APPLY(0) APPLY(1) APPLY(2) APPLY(3) APPLY(4) APPLY(5) APPLY(6) APPLY(7)
-            APPLY(8) APPLY(9) APPLY(10) APPLY(11) APPLY(12) APPLY(13) APPLY(14) APPLY(15)
+            EACH(APPLY)
             if (dot_p && unit_diag == 0) {
                 y /= diag;
             }
         }
-        STORE(0) STORE(1) STORE(2) STORE(3) STORE(4) STORE(5) STORE(6) STORE(7)
-        STORE(8) STORE(9) STORE(10) STORE(11) STORE(12) STORE(13) STORE(14) STORE(15)
+        EACH(STORE)
     }
 #ifdef WHOLE
-    WRITE(0) WRITE(1) WRITE(2) WRITE(3) WRITE(4) WRITE(5) WRITE(6) WRITE(7)
-    WRITE(8) WRITE(9) WRITE(10) WRITE(11) WRITE(12) WRITE(13) WRITE(14) WRITE(15)
+    EACH(WRITE)
 #endif
     vec4 mine = vec4(0.0);
-    MINE(0) MINE(1) MINE(2) MINE(3) MINE(4) MINE(5) MINE(6) MINE(7)
-    MINE(8) MINE(9) MINE(10) MINE(11) MINE(12) MINE(13) MINE(14) MINE(15)
+    EACH(MINE)
     return mine;
 }
 

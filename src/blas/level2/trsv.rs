@@ -290,7 +290,8 @@ pub(crate) fn invert_blocks(
         inner.program(&COMBINE[1][v])?,
     ];
     for h in combine_levels() {
-        let grid = ((SOLVE_BLOCK / (2 * h)) * h * (h / 4)) as u32;
+        // A fragment a texel of four columns of each pair's off-diagonal part.
+        let grid = ((SOLVE_BLOCK / (2 * h)) * (h / 4) * (h / 4)) as u32;
         let gl = set(&parts[0])?;
         gl.set_texture(&parts[0], "inv", 2, &inv);
         gl.set_i32(&parts[0], "half_size", h as i32);
