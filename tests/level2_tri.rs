@@ -376,6 +376,110 @@ fn strsv_stbsv_stpsv_by_joined_sub_block_inverses_match_blas() {
     zero_unknown_cases(&p.ctx);
 }
 
+/// The band chain (a band no wider than a block of 64 unknowns, on a context with image
+/// stores and inverse solves: one draw a group of 32 blocks, `s_i = y'_i + M_i s_last`):
+/// every layout, triangle, transpose and diagonal, band widths across texel and block
+/// boundaries, orders of whole blocks and with a short last block, of one group (up to 17
+/// blocks) and of two (33 blocks: a last group of one), increments rotating through INCS.
+#[test]
+fn stbsv_by_the_band_chain_matches_blas() {
+    let ctx = inverse_image_ctx();
+    let mut r = rng(410);
+    let mut c = 0usize;
+    let sizes = [65usize, 128, 130, 200].map(|n| (n, &[3usize, 4, 5, 31, 33, 60, 63, 64][..]));
+    let groups = [1030usize, 2100].map(|n| (n, &[5usize, 64][..]));
+    for (n, ks) in sizes.into_iter().chain(groups) {
+        for &k in ks {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for t in TRANS {
+                        for d in DIAGS {
+                            if c.is_multiple_of(3) {
+                                let combo = (layout, uplo, t, d);
+                                let (inc, extra) = (INCS[c % 4], c % 5 % 3);
+                                tri_case(&ctx, &mut r, true, Store::Band(k), combo, n, inc, extra);
+                            }
+                            c += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where the band chain meets a value that is not finite it leaves the solve to the block
+/// steps, so Inf and NaN go where reference's go: a zero diagonal element (Inf, then NaN,
+/// from there on), an Inf in x, a NaN of A in a column whose unknown is not 0 (it spreads
+/// from its row on). Band of 40, n = 150 (three blocks), both layouts, triangles and
+/// transposes.
+#[test]
+fn the_band_chain_leaves_special_values_to_the_block_steps() {
+    let ctx = inverse_image_ctx();
+    let (n, k) = (150usize, 40usize);
+    let mut r = rng(411);
+    let what_m = |uplo| What::Triangle(uplo, Some(Diag::NonUnit));
+    for case in 0..3 {
+        for layout in LAYOUTS {
+            for uplo in UPLOS {
+                for t in TRANS {
+                    let kind = Kind::Band { k };
+                    let lda = k + 1;
+                    let mut a = stored::build(
+                        layout,
+                        kind,
+                        what_m(uplo),
+                        n,
+                        n,
+                        lda,
+                        0,
+                        stored::dominant(&mut r, k),
+                    );
+                    let slot = |i, j| stored::slot(layout, kind, what_m(uplo), n, n, lda, i, j);
+                    let mut x = reals(&mut r, n);
+                    match case {
+                        0 => a[slot(70, 70).unwrap()] = 0.0,
+                        1 => x[100] = f32::INFINITY,
+                        _ => {
+                            let (i, j) = if uplo == Uplo::Lower {
+                                (90, 75)
+                            } else {
+                                (75, 90)
+                            };
+                            a[slot(i, j).unwrap()] = f32::NAN;
+                        }
+                    }
+                    let mut want = x.clone();
+                    let (ni, ldi) = (n as i32, lda as i32);
+                    let how = (layout, uplo, t, Diag::NonUnit);
+                    cpu_tri(true, Store::Band(k), how, ni, &a, ldi, &mut want, 1);
+                    assert!(
+                        want.iter().any(|w| !w.is_finite()),
+                        "case {case}: the reference stayed finite"
+                    );
+                    let ga = ctx.upload(&a).unwrap();
+                    let mut gx = ctx.upload(&x).unwrap();
+                    device_tri(&ctx, true, Store::Band(k), how, ni, &ga, ldi, &mut gx, 1).unwrap();
+                    let got = gx.to_vec().unwrap();
+                    for q in 0..n {
+                        let (g, w) = (got[q], want[q]);
+                        let what = format!(
+                            "case {case} {layout:?} {uplo:?} {t:?} element {q}: got {g}, want {w}"
+                        );
+                        if w.is_nan() {
+                            assert!(g.is_nan(), "{what}");
+                        } else if w.is_infinite() {
+                            assert_eq!(g, w, "{what}");
+                        } else {
+                            assert!(g.is_finite(), "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Block by block on a context with image stores: each block's solution stored into its
 /// texture and each update made in place in the right-hand side (the draws never change
 /// the bound framebuffer), packed triangles copied into full storage first; one case in
@@ -611,7 +715,12 @@ fn a_zero_unknown_skips_its_column_across_blocks_as_in_reference() {
 fn zero_unknown_cases(ctx: &fragblas::Context) {
     let n = 150;
     let mut r = rng(406);
-    for store in [Store::Full, Store::Band(120), Store::Packed] {
+    for store in [
+        Store::Full,
+        Store::Band(120),
+        Store::Band(40),
+        Store::Packed,
+    ] {
         for layout in LAYOUTS {
             for uplo in UPLOS {
                 for t in TRANS {
@@ -634,7 +743,14 @@ fn zero_unknown_cases(ctx: &fragblas::Context) {
                     let slot = |i, j| stored::slot(layout, kind, what_m, n, n, lda, i, j);
                     // In op(A)'s solve order, z comes early and (row, z) late.
                     let forward = (uplo == Uplo::Lower) != (t == Transpose::Trans);
-                    let (z, late) = if forward { (5, 100) } else { (n - 6, n - 101) };
+                    // (A band of 40, on a context with image stores and inverse solves,
+                    // is solved by the band chain: z and late in neighbouring blocks.)
+                    let (z, late) = match (store, forward) {
+                        (Store::Band(40), true) => (50, 80),
+                        (Store::Band(40), false) => (n - 10, n - 40),
+                        (_, true) => (5, 100),
+                        (_, false) => (n - 6, n - 101),
+                    };
                     for q in 0..n {
                         if q != z {
                             for (i, j) in [(z, q), (q, z)] {

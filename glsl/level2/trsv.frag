@@ -243,6 +243,269 @@ void main() {
     imageStore(part_out, ivec2((col + 3) * NB4 + trow, b), acc3);
 }
 
+#elif PASS >= 5
+
+// The band chain (image stores; a band no wider than a block, k <= NB): with every block's
+// inverse D_b (PASS 2 and 4) and C_b the part of op(A) in block b's rows and the columns
+// of the block before it in the solve order (the only other block its rows reach), block
+// b's solution is s_b = y_b + Q_b s_prev, y_b = D_b t_b, Q_b = -D_b C_b. PASS 5 computes
+// [Q_b | y_b] for every block at once; PASS 6 is one draw a block in the solve order, one
+// short product instead of the inverse product and the update of the block steps. Where
+// a result is not finite (a zero or non-finite diagonal, an Inf or NaN in A or in x, an
+// overflow) PASS 6 raises a flag, and the caller solves by the block steps instead, which
+// spread Inf and NaN as reference does.
+uniform sampler2D inv;
+uniform int reach;  // the band's width beside the diagonal, at most NB
+
+// The first texel of the block before block b (first row lo) in the solve order.
+int prev_lo(int lo) {
+    return forward != 0 ? lo - NB : lo + NB;
+}
+
+// The groups of four columns of the block before that the block's rows reach: column c of
+// it meets row m when their distance NB + m - c (forward) or NB + c - m is at most reach.
+ivec2 reached_groups() {
+    if (reach == 0) return ivec2(1, 0);
+    return forward != 0 ? ivec2((NB - reach) >> 2, NB4 - 1) : ivec2(0, (reach - 1) >> 2);
+}
+
+#if PASS == 5
+// [Q_b | y_b] of every block: fragment (g*NB/16 + h, b) writes texels 4h..4h+3 (rows
+// 16h..16h+15) of columns 4g..4g+3 of Q_b (g < NB/4) at (c*NB/4 + f, b) as the inverse's,
+// or of y_b (g = NB/4) at (NB*NB/4 + f, b): each texel of C it fetches serves 4 row texels,
+// each texel of the inverse 4 columns. The first block in the solve order has no Q
+// (zeros). Every product takes the stored elements of A only (the others are 0, never
+// multiplied); the loops skip the terms where the inverse (triangular) or C (the band's
+// corner) is 0.
+layout(binding = 0, rgba32f) writeonly uniform highp image2D chain_out;
+layout(binding = 1, rgba32f) writeonly uniform highp image2D flag_out;
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int b = g.y;
+    const int H = NB4 / 4;  // fragments a column group
+    int cg = g.x / H;
+    int f0 = 4 * (g.x - cg * H);  // the first of the fragment's four row texels
+    int lo = b * NB;
+    int nb = min(NB, n - lo);
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    if (g == ivec2(0)) {
+        imageStore(flag_out, ivec2(0), vec4(0.0));
+    }
+    // The inverse's rows 4f.. meet its columns m >= 4f (backward) or m <= 4f + 3.
+    ivec2 ms = forward != 0 ? ivec2(0, f0 + 3) : ivec2(f0, NB4 - 1);
+    mat4 acc = mat4(0.0);  // acc[r]: row texel f0 + r of the fragment's column (y)
+    if (cg == NB4) {
+        for (int m4 = ms.x; m4 <= ms.y; ++m4) {
+            int T = (lo >> 2) + m4;
+            bvec4 live = lessThan(ivec4(4 * m4) + lanes, ivec4(nb));
+            vec4 tv = select4(vec4(0.0), texelFetch(t, ivec2(T % t_width, T / t_width), 0), live);
+            for (int q = 0; q < 4; ++q) {
+                for (int r = 0; r < 4; ++r) {
+                    acc[r] += texelFetch(inv, ivec2((4 * m4 + q) * NB4 + f0 + r, b), 0) * tv[q];
+                }
+            }
+        }
+        for (int r = 0; r < 4; ++r) {
+            imageStore(chain_out, ivec2(NB * NB4 + f0 + r, b), acc[r]);
+        }
+        return;
+    }
+    int plo = prev_lo(lo);
+    ivec2 groups = reached_groups();
+    // acc0..acc3: the four columns, each a mat4 of the four row texels.
+    mat4 acc0 = mat4(0.0);
+    mat4 acc1 = mat4(0.0);
+    mat4 acc2 = mat4(0.0);
+    mat4 acc3 = mat4(0.0);
+    if (plo >= 0 && plo < n && cg >= groups.x && cg <= groups.y) {
+        int c = plo + 4 * cg;  // the four columns' first, in op(A)
+        // C(m, c) is 0 unless NB + m - c (forward) or NB + c - m is at most reach.
+        if (forward != 0) {
+            ms.y = min(ms.y, (4 * cg + 3 + reach - NB) >> 2);
+        } else {
+            ms.x = max(ms.x, max(NB + 4 * cg - reach, 0) >> 2);
+        }
+        for (int m4 = ms.x; m4 <= ms.y; ++m4) {
+            // C's rows 4m4..4m4+3 of the four columns: k[j] = C(4m4 + lanes, 4cg + j).
+            mat4 k;
+            if (dot_form == 0) {
+                // C(m, j) = A(lo + m, c + j): a texel of each column of A.
+                for (int j = 0; j < 4; ++j) {
+                    bvec4 st;
+                    vec4 a4 = a_col((lo >> 2) + m4, min(c + j, n - 1), st);
+                    k[j] = select4(vec4(0.0), a4, both(st, bvec4(c + j < n)));
+                }
+            } else {
+                // C(m, j) = A(c + j, lo + m): row m of C is a texel of column lo + m of A.
+                for (int q = 0; q < 4; ++q) {
+                    int col = lo + 4 * m4 + q;
+                    bvec4 st;
+                    vec4 a4 = a_col(c >> 2, min(col, n - 1), st);
+                    k[q] = select4(vec4(0.0), a4, both(st, bvec4(col < n)));
+                }
+                k = transpose(k);
+            }
+            for (int q = 0; q < 4; ++q) {
+                int m = 4 * m4 + q;
+                for (int r = 0; r < 4; ++r) {
+                    vec4 d = texelFetch(inv, ivec2(m * NB4 + f0 + r, b), 0);
+                    acc0[r] -= d * k[0][q];
+                    acc1[r] -= d * k[1][q];
+                    acc2[r] -= d * k[2][q];
+                    acc3[r] -= d * k[3][q];
+                }
+            }
+        }
+    }
+    int c0 = 4 * cg;
+    for (int r = 0; r < 4; ++r) {
+        int f = f0 + r;
+        imageStore(chain_out, ivec2(c0 * NB4 + f, b), acc0[r]);
+        imageStore(chain_out, ivec2((c0 + 1) * NB4 + f, b), acc1[r]);
+        imageStore(chain_out, ivec2((c0 + 2) * NB4 + f, b), acc2[r]);
+        imageStore(chain_out, ivec2((c0 + 3) * NB4 + f, b), acc3[r]);
+    }
+}
+
+#elif PASS == 7
+// The maps of a group of G blocks (G = group, the solve order's blocks cut into runs of G)
+// from the solution of the block before the group: [M_i | y'_i] = Q_i [M_{i-1} | y'_{i-1}]
+// + [0 | y_i] for the blocks at place `place` (>= 1) of every group, with [M | y'] of place
+// 0 the block's own [Q | y]. So s_i = y'_i + M_i s_last, s_last the solution of the last
+// block of the group before. Fragment (g*NB/(4*ROWS) + h, G) of group G: texels
+// ROWS*h.. (ROWS of them) of columns 4g..4g+3 of M_i (g < NB/4) or of y'_i, into image 0
+// at the block's place in the inverse's layout; `prev` holds place - 1's maps (chain's
+// [Q | y] for place 1). Only the columns the group's first block reaches are not 0: the
+// others are stored 0. ROWS 1 (the build used) took the H100 2.70 ms against 2.80 for 4
+// (stbsv 2^16, k = 64, groups of 16), its more fragments hiding more of their fetches.
+uniform sampler2D chain;
+uniform sampler2D prev;
+uniform int blocks;
+uniform int group;
+uniform int place;
+layout(binding = 0, rgba32f) writeonly uniform highp image2D maps_out;
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int i = g.y * group + place;  // the block's place in the solve order
+    if (i >= blocks) {
+        return;
+    }
+    int b = forward != 0 ? i : blocks - 1 - i;
+    int pb = forward != 0 ? b - 1 : b + 1;
+#ifndef ROWS
+#define ROWS 4
+#endif
+    const int H = NB4 / ROWS;
+    int cg = g.x / H;
+    int f0 = ROWS * (g.x - cg * H);
+    ivec2 groups = reached_groups();
+    // The column of the previous maps this fragment's four columns are (y' once).
+    bool ycol = cg == NB4;
+    mat4 acc0 = mat4(0.0);
+    mat4 acc1 = mat4(0.0);
+    mat4 acc2 = mat4(0.0);
+    mat4 acc3 = mat4(0.0);
+    if (ycol) {
+        for (int r = 0; r < ROWS; ++r) {
+            acc0[r] = texelFetch(chain, ivec2(NB * NB4 + f0 + r, b), 0);
+        }
+    }
+    if (ycol || (cg >= groups.x && cg <= groups.y)) {
+        int c0 = 4 * cg;
+        // Q_i's columns m meet the previous maps' rows m: those Q_i reaches.
+        for (int m4 = groups.x; m4 <= groups.y; ++m4) {
+            mat4 pv = mat4(0.0);  // pv[j]: rows 4m4.. of the previous maps' column c0 + j (y': j = 0)
+            if (ycol) {
+                pv[0] = texelFetch(prev, ivec2(NB * NB4 + m4, pb), 0);
+            } else {
+                for (int j = 0; j < 4; ++j) {
+                    pv[j] = texelFetch(prev, ivec2((c0 + j) * NB4 + m4, pb), 0);
+                }
+            }
+            for (int q = 0; q < 4; ++q) {
+                int m = 4 * m4 + q;
+                for (int r = 0; r < ROWS; ++r) {
+                    vec4 d = texelFetch(chain, ivec2(m * NB4 + f0 + r, b), 0);
+                    acc0[r] += d * pv[0][q];
+                    if (!ycol) {
+                        acc1[r] += d * pv[1][q];
+                        acc2[r] += d * pv[2][q];
+                        acc3[r] += d * pv[3][q];
+                    }
+                }
+            }
+        }
+    }
+    for (int r = 0; r < ROWS; ++r) {
+        int f = f0 + r;
+        if (ycol) {
+            imageStore(maps_out, ivec2(NB * NB4 + f, b), acc0[r]);
+        } else {
+            int c0 = 4 * cg;
+            imageStore(maps_out, ivec2(c0 * NB4 + f, b), acc0[r]);
+            imageStore(maps_out, ivec2((c0 + 1) * NB4 + f, b), acc1[r]);
+            imageStore(maps_out, ivec2((c0 + 2) * NB4 + f, b), acc2[r]);
+            imageStore(maps_out, ivec2((c0 + 3) * NB4 + f, b), acc3[r]);
+        }
+    }
+}
+
+#else
+// One group of the chain, the blocks at places [first_place, first_place + count) of the
+// solve order: fragment (f, p) writes texel f of block first_place + p's solution s_i =
+// y'_i + M_i s_last into the solution (image 0, where the block's texels are), with s_last
+// (the last block of the group before) read from it (the draw before wrote it); the first
+// group has none (s_i = y'_i). [M | y'] is the block's [Q | y] (chain) at place 0 of the
+// group, PASS 7's (maps) after it. A result lane that is not finite sets the flag (image 1).
+uniform sampler2D chain;
+uniform sampler2D maps;
+uniform sampler2D sol;
+uniform int sol_width;
+uniform int blocks;
+uniform int first_place;
+layout(binding = 0, rgba32f) writeonly uniform highp image2D sol_out;
+layout(binding = 1, rgba32f) writeonly uniform highp image2D flag_out;
+
+vec4 map_texel(bool own, ivec2 p) {
+    return own ? texelFetch(chain, p, 0) : texelFetch(maps, p, 0);
+}
+
+void main() {
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int f = g.x;
+    int i = first_place + g.y;
+    int b = forward != 0 ? i : blocks - 1 - i;
+    int lo = b * NB;
+    bool own = g.y == 0;
+    ivec4 lanes = ivec4(0, 1, 2, 3);
+    vec4 x = map_texel(own, ivec2(NB * NB4 + f, b));
+    if (first_place > 0) {
+        int pb = forward != 0 ? first_place - 1 : blocks - first_place;
+        int plo = pb * NB;
+        int pnb = min(NB, n - plo);
+        ivec2 groups = reached_groups();
+        for (int c4 = groups.x; c4 <= groups.y; ++c4) {
+            int T = (plo >> 2) + c4;
+            bvec4 live = lessThan(ivec4(4 * c4) + lanes, ivec4(pnb));
+            vec4 sv = select4(vec4(0.0), texelFetch(sol, ivec2(T % sol_width, T / sol_width), 0), live);
+            int c = 4 * c4;
+            x += map_texel(own, ivec2(c * NB4 + f, b)) * sv.x
+               + map_texel(own, ivec2((c + 1) * NB4 + f, b)) * sv.y
+               + map_texel(own, ivec2((c + 2) * NB4 + f, b)) * sv.z
+               + map_texel(own, ivec2((c + 3) * NB4 + f, b)) * sv.w;
+        }
+    }
+    bvec4 mine = lessThan(ivec4(4 * f) + lanes, ivec4(n - lo));
+    if (!finite(select4(vec4(0.0), x, mine))) {
+        imageStore(flag_out, ivec2(0), vec4(1.0));
+    }
+    int T = (lo >> 2) + f;
+    imageStore(sol_out, ivec2(T % sol_width, T / sol_width), x);
+}
+#endif
+
 #elif PASS != 0
 
 // The block's sixteen texels are named by constant indices only, the steps written out

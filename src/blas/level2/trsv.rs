@@ -25,6 +25,14 @@
 //! by a short pass that multiplies its inverse with the right-hand side. A
 //! fragment whose inverse rows, right-hand side or result hold an Inf or NaN solves the
 //! block by substitution instead, so Inf and NaN spread as reference's loops spread them.
+//!
+//! A band no wider than a block (`k <= 64`), with inverse solves on a GPU with image stores,
+//! is solved by the band chain ([`MvCall::band_chain`]): a block's rows reach only the block
+//! before it, so its solution is `y_b + Q_b s_prev` with `y_b` and `Q_b` computed for every
+//! block at once, and composed over groups of [`CHAIN_GROUP`] blocks, so that one short draw
+//! solves a group from the solution before it (stbsv 2^16, k = 64, on the H100: 33.6 ->
+//! 6.7 ms). Where a result of the chain is not finite, the solve is done again by the block
+//! steps; reading that flag back makes such a stbsv wait for the GPU.
 
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
@@ -130,6 +138,21 @@ static COMBINE: [[Kernel; 2]; 2] = [
     ],
 ];
 
+/// The band chain's kernels (`trsv.frag` PASS 5 and 6, image stores): `[couple, step]`,
+/// see [`MvCall::band_chain`].
+static CHAIN: [Kernel; 3] = [
+    trsv_image_kernel!(5, 0, ""),
+    trsv_image_kernel!(6, 0, ""),
+    trsv_image_kernel!(7, 0, "\n#define ROWS 1"),
+];
+
+/// Blocks of the band chain solved a draw (`group` in `trsv.frag` PASS 6 and 7): each
+/// group's blocks from the solution of the block before the group, by the maps that
+/// PASS 7 composes, one pass for each place in the group after the first.
+/// On the H100 (stbsv 2^16, k = 64) the compositions took 2.5-2.9 ms in all for groups of
+/// 8, 16 and 32 and the steps 1.68, 0.87 and 0.43 ms (BENCHMARKS.md, session 29).
+pub(crate) const CHAIN_GROUP: usize = 32;
+
 /// The sizes of the halves [`COMBINE`] joins, in order: 16, 32 (blocks of 32, then 64).
 pub(crate) fn combine_levels() -> Vec<usize> {
     std::iter::successors(Some(INVERT_SUB), |h| Some(h * 2))
@@ -143,7 +166,10 @@ const INVERT: usize = 2;
 const APPLY: usize = 3;
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 20] = [
+pub(crate) const KERNELS: [&Kernel; 23] = [
+    &CHAIN[0],
+    &CHAIN[1],
+    &CHAIN[2],
     &INVERT_SUBBLOCKS[0],
     &INVERT_SUBBLOCKS[1],
     &COMBINE[0][0],
@@ -362,10 +388,142 @@ impl MvCall {
             )?;
             t
         };
-        let k = vec4 as usize;
         let blocks = n.div_ceil(SOLVE_BLOCK);
         let max = inner.info_max_texture() as usize;
         let inverse = inner.inverse_solves && blocks >= 2 && blocks <= max;
+        let inv = if inverse {
+            Some(invert_blocks(ctx, &self.a, a, self.trans)?)
+        } else {
+            None
+        };
+        let image = inner.image_store_paths;
+        let band = matches!(self.a.storage, Storage::Band { .. });
+        let chained = match &inv {
+            Some(inv) if image && band && reach <= SOLVE_BLOCK => {
+                self.band_chain(ctx, a, &t, inv, forward, reach)?
+            }
+            _ => None,
+        };
+        match chained {
+            Some(sol) => inner.give_surface(t.replace_surface(sol.into_surface())),
+            None => self.block_steps(ctx, a, &mut t, inv.as_ref(), (forward, vec4, reach))?,
+        }
+        if let Some(inv) = inv {
+            inner.give_surface(inv);
+        }
+        if own {
+            inner.give_surface(x.replace_surface(t.into_surface()));
+            return Ok(());
+        }
+        let done = update(ctx, n as i32, Op::Copy, 1.0, 0.0, Some((&t, 1)), x, incx);
+        inner.give_surface(t.into_surface());
+        done
+    }
+
+    /// The band chain: for a band no wider than a block (`reach <= SOLVE_BLOCK`, so that a
+    /// block's rows reach only the block before it in the solve order), with every block's
+    /// inverse `inv` ([`invert_blocks`]): one pass computes, for every block b at once,
+    /// `y_b = D_b t_b` and `Q_b = -D_b C_b` (D_b the block's inverse, C_b op(A)'s part in its
+    /// rows and the block before's columns), so `s_b = y_b + Q_b s_prev`. The solve order's
+    /// blocks are cut into groups of [`CHAIN_GROUP`]; one pass for each place in a group
+    /// after the first composes the maps from the solution before the group, `[M_i | y'_i] =
+    /// Q_i [M_{i-1} | y'_{i-1}] + [0 | y_i]` (all groups at once), and one short draw a group
+    /// takes `s_i = y'_i + M_i s_last` for its blocks: blocks / 32 dependent draws instead of
+    /// the block steps' two a block, and no update of t. Returns the solution (unit stride, a new texture of t's shape), or
+    /// `None` where some result was not finite (a zero or non-finite diagonal, an Inf or NaN
+    /// in A or in t, an overflow: the flag the steps raise, read back here, which waits for
+    /// the GPU): the caller then solves by [`MvCall::block_steps`], whose loops spread Inf
+    /// and NaN as reference's do. t is not changed.
+    fn band_chain(
+        &self,
+        ctx: &Context,
+        a: &Buffer,
+        t: &Buffer,
+        inv: &Surface,
+        forward: bool,
+        reach: usize,
+    ) -> Result<Option<Buffer>> {
+        let inner = &ctx.inner;
+        let n = self.a.rows;
+        let blocks = n.div_ceil(SOLVE_BLOCK) as u32;
+        // [Q_b | y_b]: the inverse's layout, then y's texels.
+        let width = ((SOLVE_BLOCK + 1) * SOLVE_BLOCK / 4) as u32;
+        let chain = inner.take_surface(width, blocks)?;
+        let flag = inner.take_surface(1, 1)?;
+        let l = t.layout();
+        let sol = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, n)?;
+        let set = |p: &crate::gl::Program| {
+            let gl = inner.enter()?;
+            gl.use_program(p);
+            self.a.bind(gl, p, a);
+            t.bind(gl, p, 1, "t", "t_width");
+            gl.set_texture(p, "inv", 2, inv);
+            gl.set_i32(p, "n", n as i32);
+            gl.set_i32(p, "forward", forward as i32);
+            gl.set_i32(p, "dot_form", self.trans as i32);
+            gl.set_i32(p, "reach", reach as i32);
+            Ok::<_, crate::Error>(gl)
+        };
+        let couple = inner.program(&CHAIN[0])?;
+        // A fragment a texel of 4 columns and 4 row texels of Q (or of 4 texels of y).
+        let grid = ((SOLVE_BLOCK / 4 + 1) * SOLVE_BLOCK / 16) as u32;
+        set(&couple)?.draw_image_stores(&[&chain, &flag], grid, blocks);
+        // Each group's maps from the solution before it, place by place.
+        let group = CHAIN_GROUP.min(blocks as usize);
+        let groups = (blocks as usize).div_ceil(group) as u32;
+        let maps = inner.take_surface(width, blocks)?;
+        let compose = inner.program(&CHAIN[2])?;
+        // A fragment a texel of 4 columns of M (or of y') (ROWS 1).
+        let compose_grid = ((SOLVE_BLOCK / 4 + 1) * SOLVE_BLOCK / 4) as u32;
+        for place in 1..group {
+            let gl = set(&compose)?;
+            gl.set_texture(&compose, "chain", 3, &chain);
+            gl.set_texture(&compose, "prev", 4, if place == 1 { &chain } else { &maps });
+            gl.set_i32(&compose, "blocks", blocks as i32);
+            gl.set_i32(&compose, "group", group as i32);
+            gl.set_i32(&compose, "place", place as i32);
+            gl.draw_image_stores(&[&maps], compose_grid, groups);
+        }
+        let step = inner.program(&CHAIN[1])?;
+        for first in (0..blocks as usize).step_by(group) {
+            let count = group.min(blocks as usize - first);
+            let gl = set(&step)?;
+            gl.set_texture(&step, "chain", 3, &chain);
+            gl.set_texture(&step, "maps", 4, &maps);
+            sol.bind(gl, &step, 5, "sol", "sol_width");
+            gl.set_i32(&step, "blocks", blocks as i32);
+            gl.set_i32(&step, "first_place", first as i32);
+            let texels = (SOLVE_BLOCK / 4) as u32;
+            gl.draw_image_stores(&[sol.surface(), &flag], texels, count as u32);
+        }
+        inner.give_surface(maps);
+        inner.give_surface(chain);
+        let flag = Buffer::from_surface(ctx, flag, 1)?;
+        let raised = flag.to_vec()?.first() != Some(&0.0);
+        inner.give_surface(flag.into_surface());
+        if raised {
+            inner.give_surface(sol.into_surface());
+            return Ok(None);
+        }
+        Ok(Some(sol))
+    }
+
+    /// The block steps: for each block in the solve order, a draw that solves it (by its
+    /// inverse in `inv`, or by substitution) and a draw that subtracts its contribution
+    /// from the unknowns after it, in t.
+    fn block_steps(
+        &self,
+        ctx: &Context,
+        a: &Buffer,
+        t: &mut Buffer,
+        inv: Option<&Surface>,
+        (forward, vec4, reach): (bool, bool, usize),
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let n = self.a.rows;
+        let l = t.layout();
+        let inverse = inv.is_some();
+        let k = vec4 as usize;
         let bind = |p: &crate::gl::Program, t: &Buffer, (lo, nb): (usize, usize)| {
             let gl = inner.enter()?;
             gl.use_program(p);
@@ -377,11 +535,6 @@ impl MvCall {
             gl.set_i32(p, "forward", forward as i32);
             gl.set_i32(p, "dot_form", self.trans as i32);
             Ok::<_, crate::Error>(gl)
-        };
-        let inv = if inverse {
-            Some(invert_blocks(ctx, &self.a, a, self.trans)?)
-        } else {
-            None
         };
         // On GPUs with image stores every draw of the loop writes through them (the
         // solution into s, the update into t in place), so the bound framebuffer stays.
@@ -412,8 +565,8 @@ impl MvCall {
                     gl.set_i32(p, "pend_hi", pending.1 as i32);
                 }
             };
-            let gl = bind(&solve, &t, (lo, nb))?;
-            if let Some(inv) = &inv {
+            let gl = bind(&solve, t, (lo, nb))?;
+            if let Some(inv) = inv {
                 gl.set_texture(&solve, "inv", 2, inv);
             }
             set_pending(gl, &solve);
@@ -429,7 +582,7 @@ impl MvCall {
             } else {
                 Some(inner.take_surface(l.width, l.height)?)
             };
-            let gl = bind(&step, &t, (lo, nb))?;
+            let gl = bind(&step, t, (lo, nb))?;
             let upd = update_texels((lo, nb), forward, reach, n);
             gl.set_texture(&step, "s", 2, &s);
             gl.set_i32(&step, "upd_lo", upd.0 as i32);
@@ -456,17 +609,8 @@ impl MvCall {
         for p in pend {
             inner.give_surface(p);
         }
-        if let Some(inv) = inv {
-            inner.give_surface(inv);
-        }
         inner.give_surface(s);
-        if own {
-            inner.give_surface(x.replace_surface(t.into_surface()));
-            return Ok(());
-        }
-        let done = update(ctx, n as i32, Op::Copy, 1.0, 0.0, Some((&t, 1)), x, incx);
-        inner.give_surface(t.into_surface());
-        done
+        Ok(())
     }
 }
 
