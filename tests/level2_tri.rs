@@ -460,20 +460,8 @@ fn the_band_chain_leaves_special_values_to_the_block_steps() {
                     let ga = ctx.upload(&a).unwrap();
                     let mut gx = ctx.upload(&x).unwrap();
                     device_tri(&ctx, true, Store::Band(k), how, ni, &ga, ldi, &mut gx, 1).unwrap();
-                    let got = gx.to_vec().unwrap();
-                    for q in 0..n {
-                        let (g, w) = (got[q], want[q]);
-                        let what = format!(
-                            "case {case} {layout:?} {uplo:?} {t:?} element {q}: got {g}, want {w}"
-                        );
-                        if w.is_nan() {
-                            assert!(g.is_nan(), "{what}");
-                        } else if w.is_infinite() {
-                            assert_eq!(g, w, "{what}");
-                        } else {
-                            assert!(g.is_finite(), "{what}");
-                        }
-                    }
+                    let what = format!("case {case} {layout:?} {uplo:?} {t:?}");
+                    assert_same_specials(&what, &gx.to_vec().unwrap(), &want);
                 }
             }
         }
@@ -594,20 +582,8 @@ fn singular_and_special_values(ctx: &fragblas::Context) {
             1,
         )
         .unwrap();
-        let got = gx.to_vec().unwrap();
-        for i in 0..n {
-            let (g, w) = (got[i], want[i]);
-            let what = format!(
-                "{name} {layout:?} {uplo:?} {t:?} lda={lda} element {i}: got {g}, want {w}"
-            );
-            if w.is_nan() {
-                assert!(g.is_nan(), "{what}");
-            } else if w.is_infinite() {
-                assert_eq!(g, w, "{what}");
-            } else {
-                assert!(g.is_finite(), "{what}");
-            }
-        }
+        let what = format!("{name} {layout:?} {uplo:?} {t:?} lda={lda}");
+        assert_same_specials(&what, &gx.to_vec().unwrap(), &want);
     }
 }
 

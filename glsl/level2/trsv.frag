@@ -249,17 +249,23 @@ void main() {
 // inverse D_b (PASS 2 and 4) and C_b the part of op(A) in block b's rows and the columns
 // of the block before it in the solve order (the only other block its rows reach), block
 // b's solution is s_b = y_b + Q_b s_prev, y_b = D_b t_b, Q_b = -D_b C_b. PASS 5 computes
-// [Q_b | y_b] for every block at once; PASS 6 is one draw a block in the solve order, one
-// short product instead of the inverse product and the update of the block steps. Where
-// a result is not finite (a zero or non-finite diagonal, an Inf or NaN in A or in x, an
-// overflow) PASS 6 raises a flag, and the caller solves by the block steps instead, which
-// spread Inf and NaN as reference does.
+// [Q_b | y_b] for every block at once; PASS 7 composes them over groups of blocks of the
+// solve order; PASS 6 is one draw a group, short products instead of the block steps'
+// inverse products and updates. Where a result is not finite (a zero or non-finite
+// diagonal, an Inf or NaN in A or in x, an overflow) PASS 6 raises a flag, and the caller
+// solves by the block steps instead, which spread Inf and NaN as reference does.
 uniform sampler2D inv;
 uniform int reach;  // the band's width beside the diagonal, at most NB
+uniform int blocks; // blocks of the solve (PASS 6 and 7)
 
-// The first texel of the block before block b (first row lo) in the solve order.
+// The first row of the block before the block whose first row is lo, in the solve order.
 int prev_lo(int lo) {
     return forward != 0 ? lo - NB : lo + NB;
+}
+
+// The block at place i of the solve order (its index on the grid).
+int grid_block(int i) {
+    return forward != 0 ? i : blocks - 1 - i;
 }
 
 // The groups of four columns of the block before that the block's rows reach: column c of
@@ -381,7 +387,6 @@ void main() {
 // (stbsv 2^16, k = 64, groups of 16), its more fragments hiding more of their fetches.
 uniform sampler2D chain;
 uniform sampler2D prev;
-uniform int blocks;
 uniform int group;
 uniform int place;
 layout(binding = 0, rgba32f) writeonly uniform highp image2D maps_out;
@@ -392,8 +397,8 @@ void main() {
     if (i >= blocks) {
         return;
     }
-    int b = forward != 0 ? i : blocks - 1 - i;
-    int pb = forward != 0 ? b - 1 : b + 1;
+    int b = grid_block(i);
+    int pb = grid_block(i - 1);
 #ifndef ROWS
 #define ROWS 4
 #endif
@@ -463,7 +468,6 @@ uniform sampler2D chain;
 uniform sampler2D maps;
 uniform sampler2D sol;
 uniform int sol_width;
-uniform int blocks;
 uniform int first_place;
 layout(binding = 0, rgba32f) writeonly uniform highp image2D sol_out;
 layout(binding = 1, rgba32f) writeonly uniform highp image2D flag_out;
@@ -476,13 +480,13 @@ void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int f = g.x;
     int i = first_place + g.y;
-    int b = forward != 0 ? i : blocks - 1 - i;
+    int b = grid_block(i);
     int lo = b * NB;
     bool own = g.y == 0;
     ivec4 lanes = ivec4(0, 1, 2, 3);
     vec4 x = map_texel(own, ivec2(NB * NB4 + f, b));
     if (first_place > 0) {
-        int pb = forward != 0 ? first_place - 1 : blocks - first_place;
+        int pb = grid_block(first_place - 1);
         int plo = pb * NB;
         int pnb = min(NB, n - plo);
         ivec2 groups = reached_groups();

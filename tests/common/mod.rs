@@ -223,6 +223,23 @@ pub fn assert_same_slices(what: &str, got: &[f32], want: &[f32]) {
     }
 }
 
+/// NaN where want is NaN, the same Inf where want is infinite, a finite value elsewhere:
+/// where reference's special values went, whatever the rounding of the finite ones.
+#[allow(dead_code)]
+pub fn assert_same_specials(what: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let at = format!("{what} element {i}: got {g}, want {w}");
+        if w.is_nan() {
+            assert!(g.is_nan(), "{at}");
+        } else if w.is_infinite() {
+            assert_eq!(g, w, "{at}");
+        } else {
+            assert!(g.is_finite(), "{at}");
+        }
+    }
+}
+
 /// Elementwise |got - want| <= tol(i), NaN where want is NaN, Inf of the same sign.
 pub fn assert_close_slices(what: &str, got: &[f32], want: &[f32], tol: impl Fn(usize) -> f32) {
     assert_eq!(got.len(), want.len(), "{what}: lengths");

@@ -138,8 +138,8 @@ static COMBINE: [[Kernel; 2]; 2] = [
     ],
 ];
 
-/// The band chain's kernels (`trsv.frag` PASS 5 and 6, image stores): `[couple, step]`,
-/// see [`MvCall::band_chain`].
+/// The band chain's kernels (`trsv.frag` PASS 5, 6 and 7, image stores): `[couple, step,
+/// compose]`, see [`MvCall::band_chain`].
 static CHAIN: [Kernel; 3] = [
     trsv_image_kernel!(5, 0, ""),
     trsv_image_kernel!(6, 0, ""),
@@ -428,9 +428,10 @@ impl MvCall {
     /// blocks are cut into groups of [`CHAIN_GROUP`]; one pass for each place in a group
     /// after the first composes the maps from the solution before the group, `[M_i | y'_i] =
     /// Q_i [M_{i-1} | y'_{i-1}] + [0 | y_i]` (all groups at once), and one short draw a group
-    /// takes `s_i = y'_i + M_i s_last` for its blocks: blocks / 32 dependent draws instead of
-    /// the block steps' two a block, and no update of t. Returns the solution (unit stride, a new texture of t's shape), or
-    /// `None` where some result was not finite (a zero or non-finite diagonal, an Inf or NaN
+    /// takes `s_i = y'_i + M_i s_last` for its blocks: blocks / [`CHAIN_GROUP`] dependent
+    /// draws instead of the block steps' two a block, and no update of t. Returns the
+    /// solution (unit stride, a new texture of t's shape), or `None` where some result was
+    /// not finite (a zero or non-finite diagonal, an Inf or NaN
     /// in A or in t, an overflow: the flag the steps raise, read back here, which waits for
     /// the GPU): the caller then solves by [`MvCall::block_steps`], whose loops spread Inf
     /// and NaN as reference's do. t is not changed.
