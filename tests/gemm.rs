@@ -718,10 +718,16 @@ fn sgemv_with_interleaved_and_spread_sums_matches_blas() {
     // The products' interleaved chunks at the default width, then with spread reads and a
     // tail: 24 x 4092 with lda 24 in textures 64 texels wide (6 texels a column: columns 32
     // apart share a row's place; 128 chunks of the 1023 texels of x, blocks of 64 texels, 960
-    // in whole blocks), and its transpose's shape; 300 x 500 and 1000 x 1000 between.
+    // in whole blocks), and its transpose's shape; 300 x 500 and 1000 x 1000 between. Then
+    // with x read from a storage buffer (GPU paths), whose copy of a texture 64 wide holds
+    // x's rows one after another.
     let mut r = rng(33);
-    for width in [8192, 64] {
-        let ctx = interleaved_ctx(width);
+    for (width, gpu) in [(8192, false), (64, false), (8192, true), (64, true)] {
+        let ctx = if gpu {
+            gpu_paths_ctx(width)
+        } else {
+            interleaved_ctx(width)
+        };
         for (m, n) in [(24usize, 4092usize), (4092, 24), (300, 500), (1000, 1000)] {
             for layout in [ColMajor, RowMajor] {
                 for t in [NoTrans, Trans] {
@@ -749,7 +755,7 @@ fn sgemv_with_interleaved_and_spread_sums_matches_blas() {
                             * (alpha.abs() * bound[i] + beta.abs() * y0[i].abs())
                             + f32::MIN_POSITIVE
                     };
-                    let what = format!("sgemv width {width} {layout:?} {t:?} m={m} n={n}");
+                    let what = format!("sgemv width {width} {gpu} {layout:?} {t:?} m={m} n={n}");
                     assert_close_slices(&what, &got, &want, tol);
                 }
             }

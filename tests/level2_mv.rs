@@ -299,9 +299,20 @@ fn ssymv_with_interleaved_and_spread_sums_matches_blas() {
     // a row's place; 16 chunks, blocks of 16 texels, 112 in whole blocks), order 1000 with
     // lda 1000 in textures 32 wide (250 texels a column: columns 16 apart; 32 chunks, blocks
     // of 32, 224 in whole blocks). c odd gives lda = n + 4 rounded, c even lda = n.
+    // Last, with x read from a storage buffer (GPU paths).
     let mut r = rng(305);
-    for (width, n, c) in [(8192, 257, 4), (8192, 700, 1), (16, 500, 1), (32, 1000, 0)] {
-        let ctx = interleaved_ctx(width);
+    for (width, n, c, gpu) in [
+        (8192, 257, 4, false),
+        (8192, 700, 1, false),
+        (16, 500, 1, false),
+        (32, 1000, 0, false),
+        (32, 1000, 1, true),
+    ] {
+        let ctx = if gpu {
+            gpu_paths_ctx(width)
+        } else {
+            interleaved_ctx(width)
+        };
         for layout in LAYOUTS {
             for uplo in UPLOS {
                 for k in 0..2 {

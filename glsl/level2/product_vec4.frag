@@ -45,6 +45,18 @@ uniform int out_spread;
 
 layout(location = 0) out vec4 result;
 
+// X_BUFFER (defined before this file, or not): x's texels also in a storage buffer, texel l
+// at xs[l], and the loops read them there, so that the texture unit fetches only A's texels
+// (a vector's texel at xp, its place in x's texture, is texel l of x).
+#ifdef X_BUFFER
+layout(std430, binding = 0) readonly restrict buffer XTexels {
+    vec4 xs[];
+};
+#define X_TEXEL(l, xp) xs[l]
+#else
+#define X_TEXEL(l, xp) texelFetch(x, xp, 0)
+#endif
+
 // INTERLEAVE (defined before this file, or 0): the interleaved chunks and spread orders.
 #ifndef INTERLEAVE
 #define INTERLEAVE 0
@@ -97,7 +109,7 @@ bool in_progression(Chunk c, int v) {
 vec4 row_terms(int l, int t, ivec2 xp, ivec2 p0, ivec2 p1, ivec2 p2, ivec2 p3) {
     int j0 = 4 * t;
     bvec4 live = live_lanes(l, rows);
-    vec4 xv = select4(vec4(0.0), texelFetch(x, xp, 0), live);
+    vec4 xv = select4(vec4(0.0), X_TEXEL(l, xp), live);
     vec4 v0 = select4(vec4(0.0), texelFetch(a, p0, 0), live);
     vec4 v1 = select4(vec4(0.0), texelFetch(a, p1, 0), live);
     vec4 v2 = select4(vec4(0.0), texelFetch(a, p2, 0), live);
@@ -173,13 +185,13 @@ void main() {
         // every instruction counts).
         if (c.step == 1) {
             for (int l = fl; l < fh; ++l) {
-                vec4 xv = texelFetch(x, xp, 0);
+                vec4 xv = X_TEXEL(l, xp);
                 xp = advance(xp, ivec2(1, 0), x_width);
                 acc += column_terms(ap, col, xv, skip);
             }
         } else {
             for (int l = fl; l < fh; l += c.step) {
-                vec4 xv = texelFetch(x, xp, 0);
+                vec4 xv = X_TEXEL(l, xp);
                 xp = advance(xp, xstep, x_width);
                 acc += column_terms(ap, col, xv, skip);
                 ap = advance(ap, jump, a_width);

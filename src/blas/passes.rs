@@ -1,13 +1,14 @@
 //! Passes more than one routine family runs, each written once: a generic kernel's summed
-//! index covered in spans ([`in_spans`]), and the fold of a rectangle of texels into a
+//! index covered in spans ([`in_spans`]), the fold of a rectangle of texels into a
 //! smaller one ([`fold`]), which adds up reduction trees and the partial sums of split
-//! products.
+//! products, and vectors copied into a storage buffer for the kernels that read them there
+//! ([`VectorBlock`]).
 
 use crate::device::buffer::Buffer;
 use crate::device::context::Inner;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::{Gl, Program, Rect, Surface};
+use crate::gl::{Gl, GlBuffer, Program, Rect, Surface};
 
 /// Fold kernel that adds: fragment p sums the texels p + k*fold_step, k < fan_in.
 pub(crate) static SUM_REDUCE: Kernel = crate::kernel!("common/sum_reduce.frag");
@@ -81,4 +82,64 @@ pub(crate) fn fold(
     gl.set_ivec2(prog, "fold_step", step);
     gl.set_i32(prog, "fan_in", fan_in as i32);
     gl.draw(&[out], out_size.0, out_size.1);
+}
+
+/// The fewest elements of a matrix for which a level-2 kernel reads its vectors from a
+/// [`VectorBlock`]. The copy is one more dependent operation (on the H200, sgemv 1024^2's
+/// product took 23.8 us with x fetched, 31.5 with x read from a copy), which a small
+/// matrix does not earn back; at 4096^2 the product went 219 -> 208 us and at 16384^2
+/// 3.30 -> 2.88 ms (BENCHMARKS.md, session 30).
+pub(crate) const VECTOR_BLOCK_MIN_ELEMENTS: usize = 1 << 22;
+
+/// A vector whose texels a kernel reads from a shader storage buffer (binding 0) instead of
+/// fetching them through the texture unit, which then fetches only the matrix: the
+/// vector's whole texture copied on the GPU, texel (x, y) at index `y * width + x`.
+pub(crate) struct VectorBlock {
+    buf: GlBuffer,
+}
+
+impl VectorBlock {
+    /// `v` copied into a storage buffer for `kernel`, which reads it for a matrix of
+    /// `elements` elements: where the image-store paths run (GL 4.3 / GLES 3.1), the device
+    /// can run the kernel, the copy fits its storage blocks, and the context asks for it
+    /// ([`ContextOptions::vector_blocks`]; by default on a hardware device for a matrix of
+    /// at least [`VECTOR_BLOCK_MIN_ELEMENTS`]); `None` elsewhere (the kernel's texture form
+    /// then runs).
+    ///
+    /// [`ContextOptions::vector_blocks`]: crate::ContextOptions::vector_blocks
+    pub(crate) fn new(
+        inner: &Inner,
+        kernel: &Kernel,
+        v: &Buffer,
+        elements: usize,
+    ) -> Result<Option<Self>> {
+        let s = v.surface();
+        let bytes = 16 * s.width as usize * s.height as usize;
+        let wanted = inner
+            .vector_blocks
+            .unwrap_or(!inner.info.software && elements >= VECTOR_BLOCK_MIN_ELEMENTS);
+        if !wanted
+            || !inner.image_store_paths
+            || !kernel.runs_on(&inner.info)
+            || bytes as u64 > inner.info.max_storage_block_size
+        {
+            return Ok(None);
+        }
+        let buf = inner.take_block_buffer(bytes)?;
+        inner.enter()?.copy_to_block_buffer(s, &buf);
+        Ok(Some(VectorBlock { buf }))
+    }
+
+    /// Binds the buffer to storage binding 0 for the next draws.
+    pub(crate) fn bind(&self, gl: &Gl) {
+        gl.bind_storage_buffer(0, Some(&self.buf));
+    }
+
+    /// Unbinds the buffer and keeps it for the next use.
+    pub(crate) fn release(self, inner: &Inner) {
+        if let Ok(gl) = inner.enter() {
+            gl.bind_storage_buffer(0, None);
+        }
+        inner.give_block_buffer(self.buf);
+    }
 }

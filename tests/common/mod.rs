@@ -102,13 +102,16 @@ pub fn interleaved_ctx(width_cap: u32) -> Context {
 }
 
 /// [`interleaved_ctx`] with image stores forced on where the device has them (as on a GPU):
-/// symmetric packed products are then unpacked into full storage first.
+/// symmetric packed products are then unpacked into full storage first, and the level-2
+/// kernels that read a vector texel a matrix texel read it from a storage buffer
+/// (`ContextOptions::vector_blocks`) whatever the size (a GPU does so from 2^22 elements).
 #[allow(dead_code)]
 pub fn gpu_paths_ctx(width_cap: u32) -> Context {
     Context::with_options(ContextOptions {
         tuning: Some(Tuning::Off),
         interleaved_products: Some(true),
         image_stores: Some(true),
+        vector_blocks: Some(true),
         width_cap: Some(width_cap),
         ..Default::default()
     })

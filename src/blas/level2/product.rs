@@ -10,7 +10,7 @@
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
 use crate::blas::level2::matrix::{aligned_columns, Matrix, MvCall, Shape, Storage};
-use crate::blas::passes::{fold, SUM_REDUCE};
+use crate::blas::passes::{fold, VectorBlock, SUM_REDUCE};
 use crate::blas::types::{Diag, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -49,6 +49,14 @@ static PRODUCT_VEC4_INTERLEAVED: Kernel = crate::kernel!("level2/product_vec4.fr
     .defines("#define INTERLEAVE 1")
     .header(PRODUCT_GLSL);
 
+/// [`PRODUCT_VEC4_INTERLEAVED`] reading x's texels from a storage buffer (a copy of x's
+/// texture) instead of fetching them through the texture unit, which then fetches only A's
+/// texels: four a texel of x instead of five.
+static PRODUCT_VEC4_X_BUFFER: Kernel = crate::kernel!("level2/product_vec4.frag")
+    .defines("#define INTERLEAVE 1\n#define X_BUFFER 1")
+    .header(PRODUCT_GLSL)
+    .storage(1);
+
 /// The fold of [`chunked`]'s bands when the kernel computed its texels in spread order.
 static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1");
 
@@ -68,11 +76,12 @@ static SUM_UPDATE: Kernel =
     crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1\n#define UPDATE 1");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 7] = [
+pub(crate) const KERNELS: [&Kernel; 8] = [
     &PRODUCT_STORED,
     &PRODUCT_BAND_COLUMNS,
     &PRODUCT_VEC4,
     &PRODUCT_VEC4_INTERLEAVED,
+    &PRODUCT_VEC4_X_BUFFER,
     &SUM_GATHER,
     &SUM_UPDATE,
     &UNPACK,
@@ -603,13 +612,25 @@ pub(crate) fn product_vec4(
     } else {
         1
     };
-    chunked(
+    // x's texels from a storage buffer where that pays ([`VectorBlock`]).
+    // A triangle's product (strmv, and those inside the solves) was slower that way on the
+    // H200 (strmv 4096's 123 -> 130 us), a full or symmetric one faster (sgemv 4096^2
+    // 219 -> 206 us, ssymv 210 -> 197).
+    let triangular = matches!(a.shape, Shape::Triangular(..));
+    let block = if interleave && !triangular {
+        let elements = parts.len_x * parts.len_y;
+        VectorBlock::new(&ctx.inner, &PRODUCT_VEC4_X_BUFFER, x, elements)?
+    } else {
+        None
+    };
+    let kernel = match (&block, interleave) {
+        (Some(_), _) => &PRODUCT_VEC4_X_BUFFER,
+        (None, true) => &PRODUCT_VEC4_INTERLEAVED,
+        (None, false) => &PRODUCT_VEC4,
+    };
+    let t = chunked(
         ctx,
-        if interleave {
-            &PRODUCT_VEC4_INTERLEAVED
-        } else {
-            &PRODUCT_VEC4
-        },
+        kernel,
         parts.len_y,
         parts.len_x.div_ceil(4),
         Some(split),
@@ -622,8 +643,15 @@ pub(crate) fn product_vec4(
             gl.set_i32(p, "spread", q as i32);
             gl.set_i32(p, "chunk_run", CHUNK_RUN as i32);
             x.bind(gl, p, 1, "x", "x_width");
+            if let Some(b) = &block {
+                b.bind(gl);
+            }
         },
-    )
+    );
+    if let Some(b) = block {
+        b.release(&ctx.inner);
+    }
+    t
 }
 
 /// `y := alpha*p + beta*y` for the product `p` that `run` computes into the sink it is
