@@ -57,6 +57,18 @@ layout(location = 0) out vec4 result;
 #define BAND 0
 #endif
 
+// X_BUFFER (defined before this file, or not): x's texels also in a storage buffer, texel l
+// at x_texels[l], and the loops read them there, so that the texture unit fetches only A's texels
+// (xp is texel l's place in x's texture).
+#ifdef X_BUFFER
+layout(std430, binding = 0) readonly restrict buffer XTexels {
+    vec4 x_texels[];
+};
+#define X_TEXEL(l, xp) x_texels[l]
+#else
+#define X_TEXEL(l, xp) texelFetch(x, xp, 0)
+#endif
+
 // Where column j starts in the stored array (row 0 of it: before the array for a band's
 // first columns). Unsigned: j(j+1) of a large packed matrix exceeds an int, the base not.
 int base(int j) {
@@ -155,7 +167,7 @@ vec4 band_column_part(int t, ivec4 i4, ivec3 c, bool skip) {
     ivec2 xp = texel_pos(c.x, x_width);
     ivec2 xs = texel_pos(c.y, x_width);
     for (int l = c.x; l < c.z; l += c.y) {
-        vec4 xv = texelFetch(x, xp, 0);
+        vec4 xv = X_TEXEL(l, xp);
         bool diag = l == t;
         // The texel's 16 elements all in the band: j - i from 4l - 4t - 3 to 4l + 3 - 4t.
         bool inside = 4 * (l - t) - 3 >= band_lo && 4 * (l - t) + 3 <= band_hi;
@@ -214,7 +226,7 @@ void main() {
         acc += band_column_part(t, i4, c, skip);
 #else
         for (int l = c.x; l < c.z; l += c.y) {
-            vec4 xv = texelFetch(x, texel_pos(l, x_width), 0);
+            vec4 xv = X_TEXEL(l, texel_pos(l, x_width));
             bool diag = l == t;
             // The texel's 16 elements all in the band: j - i from 4l - 4t - 3 to 4l + 3 - 4t.
             // Texels with rows or columns past the matrix's go the masked way.
@@ -258,7 +270,7 @@ void main() {
         ivec4 e4 = ivec4(base(j4.x), base(j4.y), base(j4.z), base(j4.w));
         for (int l = c.x; l < c.z; l += c.y) {
             bvec4 live = live_lanes(l, rows);
-            vec4 xv = select4(vec4(0.0), texelFetch(x, texel_pos(l, x_width), 0), live);
+            vec4 xv = select4(vec4(0.0), X_TEXEL(l, texel_pos(l, x_width)), live);
             ivec4 i4 = ivec4(4 * l) + lanes;
             bool diag = l == t;
             // The texel's 16 elements all in the band: j - i from 4t - 4l - 3 to 4t + 3 - 4l.

@@ -46,13 +46,13 @@ uniform int out_spread;
 layout(location = 0) out vec4 result;
 
 // X_BUFFER (defined before this file, or not): x's texels also in a storage buffer, texel l
-// at xs[l], and the loops read them there, so that the texture unit fetches only A's texels
+// at x_texels[l], and the loops read them there, so that the texture unit fetches only A's texels
 // (a vector's texel at xp, its place in x's texture, is texel l of x).
 #ifdef X_BUFFER
 layout(std430, binding = 0) readonly restrict buffer XTexels {
-    vec4 xs[];
+    vec4 x_texels[];
 };
-#define X_TEXEL(l, xp) xs[l]
+#define X_TEXEL(l, xp) x_texels[l]
 #else
 #define X_TEXEL(l, xp) texelFetch(x, xp, 0)
 #endif

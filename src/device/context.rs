@@ -88,14 +88,15 @@ pub struct ContextOptions {
     /// device has a fragment storage block large enough (on the H100 the copy cost 115 us of
     /// sgemm 1024's 1.98 ms); `Some(false)` never. Results are the same either way.
     pub storage_packs: Option<bool>,
-    /// Whether the level-2 products of full storage of a general or symmetric matrix
-    /// (sgemv, ssymv, sspmv after its unpacking), which read a texel of x for every
-    /// four texels of A, read x from a copy in a shader storage buffer instead of through
-    /// the texture unit, which then fetches only A. Wherever the image-store paths run and
-    /// the device has fragment storage blocks: `None` for matrices of at least 2^22
-    /// elements on hardware devices (the copy is one more step, which a small call does
-    /// not earn back; on the H200 sgemv 16384^2 went from 3.46 to 3.05 ms), `Some(true)` at
-    /// every size, `Some(false)` never. Results are the same either way.
+    /// Whether the level-2 products of a general or symmetric matrix in full storage
+    /// (sgemv, ssymv, sspmv after its unpacking) and of packed storage (stpmv), which read
+    /// a texel of x for every four texels of A, read x from a copy in a shader storage
+    /// buffer instead of through the texture unit, which then fetches only A. Wherever the
+    /// image-store paths run and the device has fragment storage blocks: `None` for
+    /// matrices of at least 2^22 elements on hardware devices (the copy is one more step,
+    /// which a small call does not earn back; on the H200 sgemv 16384^2 went from 3.46 to
+    /// 3.05 ms), `Some(true)` at every size, `Some(false)` never. Results are the same
+    /// either way.
     pub vector_blocks: Option<bool>,
     /// Whether the context counts the host time of its GL calls by kind of work (draws,
     /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
