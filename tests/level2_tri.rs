@@ -388,10 +388,7 @@ fn stbsv_by_the_band_chain_matches_blas() {
     let mut c = 0usize;
     // (Without image stores, as on the minimal device, the block steps solve these: the
     // orders past its limit are left to the other configurations.)
-    let max = std::env::var("FRAGBLAS_TEST_MAX_ORDER")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .unwrap_or(usize::MAX);
+    let max = max_order().unwrap_or(usize::MAX);
     let sizes = [65usize, 128, 130, 200].map(|n| (n, &[3usize, 4, 5, 31, 33, 60, 63, 64][..]));
     let groups = [1030usize, 2100].map(|n| (n, &[5usize, 64][..]));
     for (n, ks) in sizes.into_iter().chain(groups).filter(|(n, _)| *n <= max) {

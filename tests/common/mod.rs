@@ -134,9 +134,7 @@ pub struct SolvePath {
 /// covers orders up to it and one case in eight.
 #[allow(dead_code)]
 pub fn both_solves() -> [SolvePath; 2] {
-    let max = std::env::var("FRAGBLAS_TEST_MAX_ORDER")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok());
+    let max = max_order();
     [
         SolvePath {
             ctx: ctx(),
@@ -149,6 +147,15 @@ pub fn both_solves() -> [SolvePath; 2] {
             every: if max.is_some() { 8 } else { 1 },
         },
     ]
+}
+
+/// `FRAGBLAS_TEST_MAX_ORDER`, where it is set: the largest order of the solves that run
+/// on a path the slow minimal device takes (CI sets it for softpipe).
+#[allow(dead_code)]
+pub fn max_order() -> Option<usize> {
+    std::env::var("FRAGBLAS_TEST_MAX_ORDER")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
 }
 
 pub fn both_paths() -> [Context; 2] {

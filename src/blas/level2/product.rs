@@ -277,7 +277,9 @@ pub(crate) enum Sink<'a> {
 /// than one chunk the kernel computes a band's texels in spread order (uniforms `out_spread`
 /// and `spread_run`: fragment p of a band computes texel `spread_index(p)`), and the fold
 /// gathers them back. The sums go to `sink`: returned as a vector of `len` floats
-/// ([`Sink::Vector`]), or added into y ([`Sink::Update`]: returns `None`).
+/// ([`Sink::Vector`]), or added into y ([`Sink::Update`]: returns `None`). With `block`,
+/// the kernel reads x from it (bound for the kernel's draw, released at the end, whatever
+/// the outcome).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chunked(
     ctx: &Context,
@@ -287,6 +289,23 @@ pub(crate) fn chunked(
     split: Option<Split>,
     out_spread: usize,
     sink: Sink<'_>,
+    block: Option<VectorBlock>,
+    set: impl FnOnce(&Gl, &Program),
+) -> Result<Option<Buffer>> {
+    let what = (kernel, len, summed, split, out_spread);
+    let t = chunked_passes(ctx, what, sink, block.as_ref(), set);
+    if let Some(b) = block {
+        b.release(&ctx.inner);
+    }
+    t
+}
+
+/// [`chunked`]'s passes, `block` bound for the kernel's draw.
+fn chunked_passes(
+    ctx: &Context,
+    (kernel, len, summed, split, out_spread): (&Kernel, usize, usize, Option<Split>, usize),
+    sink: Sink<'_>,
+    block: Option<&VectorBlock>,
     set: impl FnOnce(&Gl, &Program),
 ) -> Result<Option<Buffer>> {
     let inner = &ctx.inner;
@@ -315,6 +334,9 @@ pub(crate) fn chunked(
     let out_spread = if chunks > 1 { out_spread.max(1) } else { 1 };
     gl.set_i32(&prog, "out_spread", out_spread as i32);
     gl.set_i32(&prog, "spread_run", SPREAD_RUN as i32);
+    if let Some(b) = block {
+        b.bind(gl);
+    }
     gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
     if chunks == 1 {
         let sums = Buffer::from_surface(ctx, parts, len)?;
@@ -563,7 +585,7 @@ pub(crate) fn product_stored(
         (None, Storage::Band { .. }, None) => &PRODUCT_BAND_COLUMNS,
         _ => &PRODUCT_STORED,
     };
-    let t = chunked(
+    chunked(
         ctx,
         kernel,
         parts.len_y,
@@ -571,6 +593,7 @@ pub(crate) fn product_stored(
         Some(split),
         1,
         sink,
+        block,
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
             gl.set_i32(p, "a_last", abuf.last_texel());
@@ -583,15 +606,8 @@ pub(crate) fn product_stored(
             parts.set(gl, p, a, skip_zero);
             gl.set_i32(p, "interleave", interleave as i32);
             x.bind(gl, p, 1, "x", "x_width");
-            if let Some(b) = &block {
-                b.bind(gl);
-            }
         },
-    );
-    if let Some(b) = block {
-        b.release(&ctx.inner);
-    }
-    t
+    )
 }
 
 /// How far apart (in x texels) neighbouring chunks of an interleaved column part read, so that
@@ -653,7 +669,7 @@ pub(crate) fn product_vec4(
         (None, true) => &PRODUCT_VEC4_INTERLEAVED,
         (None, false) => &PRODUCT_VEC4,
     };
-    let t = chunked(
+    chunked(
         ctx,
         kernel,
         parts.len_y,
@@ -661,6 +677,7 @@ pub(crate) fn product_vec4(
         Some(split),
         if parts.row.is_some() { q } else { 1 },
         sink,
+        block,
         |gl, p| {
             abuf.bind(gl, p, 0, "a", "a_width");
             gl.set_i32(p, "lda", lda as i32);
@@ -668,15 +685,8 @@ pub(crate) fn product_vec4(
             gl.set_i32(p, "spread", q as i32);
             gl.set_i32(p, "chunk_run", CHUNK_RUN as i32);
             x.bind(gl, p, 1, "x", "x_width");
-            if let Some(b) = &block {
-                b.bind(gl);
-            }
         },
-    );
-    if let Some(b) = block {
-        b.release(&ctx.inner);
-    }
-    t
+    )
 }
 
 /// `y := alpha*p + beta*y` for the product `p` that `run` computes into the sink it is
