@@ -45,13 +45,6 @@ uniform int skip_zero;
 uniform int interleave;
 uniform sampler2D x;
 uniform int x_width;
-uniform int out_width;
-uniform int out_texels;
-uniform int band_rows;
-uniform int chunk;
-uniform int chunks;
-
-layout(location = 0) out vec4 result;
 
 #ifndef BAND
 #define BAND 0
@@ -206,7 +199,7 @@ void main() {
     int t = (f.y - s * band_rows) * out_width + f.x;
     vec4 acc = vec4(0.0);
     if (t >= out_texels) {
-        result = acc;
+        put_sums(s, t, acc);
         return;
     }
     ivec4 lanes = ivec4(0, 1, 2, 3);
@@ -297,5 +290,5 @@ void main() {
         }
     }
 #endif
-    result = acc;
+    put_sums(s, t, acc);
 }

@@ -33,17 +33,10 @@ uniform int row_rule;
 uniform int skip_zero;
 uniform sampler2D x;
 uniform int x_width;
-uniform int out_width;
-uniform int out_texels;
-uniform int band_rows;
-uniform int chunk;
-uniform int chunks;
 uniform int spread;
 uniform int spread_run;
 uniform int chunk_run;
 uniform int out_spread;
-
-layout(location = 0) out vec4 result;
 
 // X_BUFFER (defined before this file, or not): x's texels also in a storage buffer, texel l
 // at x_texels[l], and the loops read them there, so that the texture unit fetches only A's texels
@@ -159,7 +152,7 @@ void main() {
 #endif
     vec4 acc = vec4(0.0);
     if (t >= out_texels) {
-        result = acc;
+        put_sums(s, t, acc);
         return;
     }
     int ld4 = lda >> 2;
@@ -257,5 +250,5 @@ void main() {
                              texel_pos(c3 + l, a_width));
         }
     }
-    result = acc;
+    put_sums(s, t, acc);
 }

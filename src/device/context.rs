@@ -497,6 +497,33 @@ impl Inner {
         }
     }
 
+    /// The storage buffers of a product that adds its chunks in its own draw: partial sums
+    /// of at least `partials` bytes and arrival counts (all 0) of at least `arrivals` bytes.
+    pub(crate) fn take_fold_buffers(
+        &self,
+        partials: usize,
+        arrivals: usize,
+    ) -> Result<(GlBuffer, GlBuffer)> {
+        let gl = self.enter()?;
+        let p = self.kept.take_partials_buffer(gl, partials)?;
+        match self.kept.take_arrivals_buffer(gl, arrivals) {
+            Ok(a) => Ok((p, a)),
+            Err(e) => {
+                self.kept.give_partials_buffer(gl, p);
+                Err(e)
+            }
+        }
+    }
+
+    /// Keeps the buffers of [`Inner::take_fold_buffers`] for the next use (the draw that used
+    /// them has set the counts back to 0).
+    pub(crate) fn give_fold_buffers(&self, (p, a): (GlBuffer, GlBuffer)) {
+        if let Ok(gl) = self.enter() {
+            self.kept.give_partials_buffer(gl, p);
+            self.kept.give_arrivals_buffer(gl, a);
+        }
+    }
+
     /// A pixel-unpack buffer of at least `bytes` bytes.
     pub(crate) fn take_unpack_buffer(&self, bytes: usize) -> Result<GlBuffer> {
         let gl = self.enter()?;

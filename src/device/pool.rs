@@ -28,6 +28,8 @@ pub(crate) struct Resources {
     pack_buffers: RefCell<Vec<GlBuffer>>,
     block_buffer: RefCell<Option<GlBuffer>>,
     unpack_buffer: RefCell<Option<GlBuffer>>,
+    partials_buffer: RefCell<Option<GlBuffer>>,
+    arrivals_buffer: RefCell<Option<GlBuffer>>,
 }
 
 impl Resources {
@@ -78,6 +80,29 @@ impl Resources {
         keep(gl, &self.block_buffer, b);
     }
 
+    /// A storage buffer of at least `bytes` bytes for the partial sums of a product that
+    /// adds its chunks in its own draw.
+    pub(crate) fn take_partials_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
+        take_kept(gl, &self.partials_buffer, bytes, Gl::create_block_buffer)
+    }
+
+    /// Keeps the partial sums' buffer for the next use.
+    pub(crate) fn give_partials_buffer(&self, gl: &Gl, b: GlBuffer) {
+        keep(gl, &self.partials_buffer, b);
+    }
+
+    /// A storage buffer of at least `bytes` bytes of arrival counts, every one 0: a new
+    /// one is zeroed; a kept one is 0 because each draw that counts in it sets its counts
+    /// back to 0 before it ends.
+    pub(crate) fn take_arrivals_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
+        take_kept(gl, &self.arrivals_buffer, bytes, Gl::create_zeroed_buffer)
+    }
+
+    /// Keeps the arrival counts (all 0 again) for the next use.
+    pub(crate) fn give_arrivals_buffer(&self, gl: &Gl, b: GlBuffer) {
+        keep(gl, &self.arrivals_buffer, b);
+    }
+
     /// A pixel-unpack buffer of at least `bytes` bytes.
     pub(crate) fn take_unpack_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
         take_kept(gl, &self.unpack_buffer, bytes, Gl::create_unpack_buffer)
@@ -94,7 +119,12 @@ impl Resources {
         for pb in self.pack_buffers.borrow_mut().drain(..) {
             gl.delete_buffer(pb);
         }
-        for slot in [&self.block_buffer, &self.unpack_buffer] {
+        for slot in [
+            &self.block_buffer,
+            &self.unpack_buffer,
+            &self.partials_buffer,
+            &self.arrivals_buffer,
+        ] {
             if let Some(b) = slot.borrow_mut().take() {
                 gl.delete_buffer(b);
             }

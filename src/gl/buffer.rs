@@ -240,6 +240,22 @@ impl Gl {
         self.create_pixel_buffer(bytes, glow::DYNAMIC_COPY)
     }
 
+    /// A buffer object of `bytes` bytes, every byte 0, for storage blocks the GPU reads and
+    /// writes (the product kernels' arrival counts).
+    pub(crate) fn create_zeroed_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        let b = self.create_pixel_buffer(bytes, glow::DYNAMIC_COPY)?;
+        let zeros = vec![0u8; b.capacity];
+        // SAFETY: `b` is a live buffer of this context with exactly `b.capacity` bytes; the
+        // data covers all of them; it is unbound again afterwards.
+        unsafe {
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(b.buffer));
+            self.gl
+                .buffer_sub_data_u8_slice(glow::PIXEL_PACK_BUFFER, 0, &zeros);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+        }
+        Ok(b)
+    }
+
     /// Copies the whole of `s` into the start of `bb` on the GPU, row after row (texel
     /// (x, y) lands at byte 16 * (y * width + x)); nothing waits on the host.
     pub(crate) fn copy_to_block_buffer(&self, s: &Surface, bb: &GlBuffer) {

@@ -1,6 +1,6 @@
 //! The level-2 passes on the GPU: [`chunked`] runs a product kernel over chunks of the
-//! summed index (stacked bands of the output, added by a fold) so that enough fragments
-//! run; [`product`] is `op(A)*x` for a matrix of any storage and shape: full storage with
+//! summed index (stacked bands of the output, added by a fold pass, or on GPUs with image
+//! stores by the kernel's own draw) so that enough fragments run; [`product`] is `op(A)*x` for a matrix of any storage and shape: full storage with
 //! `lda % 4 == 0` and a unit-stride x by [`product_vec4`] (`glsl/level2/product_vec4.frag`,
 //! A read as vec4 texels; sgemv's vectorised path too), any other (band, packed, other
 //! leading dimensions) by [`product_stored`] (`glsl/level2/product_stored.frag`, four rows
@@ -13,10 +13,11 @@ use crate::blas::level2::matrix::{aligned_columns, Matrix, MvCall, Shape, Storag
 use crate::blas::passes::{fold, VectorBlock, SUM_REDUCE};
 use crate::blas::types::{Diag, Uplo};
 use crate::device::buffer::Buffer;
-use crate::device::context::Context;
+use crate::device::context::{Context, Inner};
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::{Gl, Program};
+use crate::gl::{Gl, GlBuffer, Program, Surface};
+use crate::layout::TexLayout;
 
 /// Element access for level-2 matrices of any storage and shape.
 pub(crate) const STORAGE_GLSL: &str = include_str!(concat!(
@@ -30,38 +31,88 @@ const PRODUCT_GLSL: &str = include_str!(concat!(
     "/glsl/level2/product.glsl"
 ));
 
+/// A product kernel in its two forms: `plain` renders each chunk's sums into its band of a
+/// target, which a fold pass adds; `folding` (`FOLD` in `product.glsl`: image stores and two
+/// more storage blocks) adds the chunks in its own draw and stores the result itself, one
+/// dependent pass fewer ([`chunked`] takes it where the device runs it: [`folds`]).
+pub(crate) struct ProductKernel {
+    plain: Kernel,
+    folding: Option<Kernel>,
+}
+
+/// A [`ProductKernel`] of `file` with `defines`, whose plain form reads `blocks` storage
+/// blocks; with `plain only`, one without a folding form.
+macro_rules! product_kernel {
+    ($file:literal, $defines:literal, $blocks:expr) => {
+        ProductKernel {
+            plain: crate::kernel!($file)
+                .defines($defines)
+                .header(PRODUCT_GLSL)
+                .storage($blocks),
+            folding: Some(
+                crate::kernel!($file)
+                    .defines(concat!($defines, "\n#define FOLD 1"))
+                    .header(PRODUCT_GLSL)
+                    .image_stores()
+                    .storage($blocks + 2),
+            ),
+        }
+    };
+    ($file:literal, $defines:literal, $blocks:expr, plain only) => {
+        ProductKernel {
+            plain: crate::kernel!($file)
+                .defines($defines)
+                .header(PRODUCT_GLSL)
+                .storage($blocks),
+            folding: None,
+        }
+    };
+}
+
+/// `kernel`'s folding form where [`chunked`] runs it on this context: the kernel has one,
+/// the context takes the image-store paths, and the device runs it.
+fn folding_form<'k>(inner: &Inner, kernel: &'k ProductKernel) -> Option<&'k Kernel> {
+    kernel
+        .folding
+        .as_ref()
+        .filter(|k| inner.image_store_paths && k.runs_on(&inner.info))
+}
+
 /// op(A)*x over one chunk of the summed index, any storage and shape, x of increment 1:
 /// four rows of a column read as the two texels that hold them.
-static PRODUCT_STORED: Kernel = crate::kernel!("level2/product_stored.frag").header(PRODUCT_GLSL);
+static PRODUCT_STORED: ProductKernel = product_kernel!("level2/product_stored.frag", "", 0);
 /// [`PRODUCT_STORED`] for a band product without a row part (sgbmv, stbmv without
 /// transpose): the column part alone, its positions stepped by addition.
-static PRODUCT_BAND_COLUMNS: Kernel = crate::kernel!("level2/product_stored.frag")
-    .defines("#define BAND 1")
-    .header(PRODUCT_GLSL);
+static PRODUCT_BAND_COLUMNS: ProductKernel =
+    product_kernel!("level2/product_stored.frag", "#define BAND 1", 0);
 /// op(A)*x over one chunk of the summed index with vec4 reads of A and x: full storage
 /// with `lda % 4 == 0`, `incx == 1`; general, triangular or symmetric.
-static PRODUCT_VEC4: Kernel = crate::kernel!("level2/product_vec4.frag").header(PRODUCT_GLSL);
+static PRODUCT_VEC4: ProductKernel = product_kernel!("level2/product_vec4.frag", "", 0);
 /// [`PRODUCT_VEC4`] summing interleaved chunks in spread order
 /// ([`ContextOptions::interleaved_products`](crate::ContextOptions::interleaved_products));
 /// without it the kernel compiles none of that (llvmpipe ran the product 15-40% slower with
 /// both in one kernel).
-static PRODUCT_VEC4_INTERLEAVED: Kernel = crate::kernel!("level2/product_vec4.frag")
-    .defines("#define INTERLEAVE 1")
-    .header(PRODUCT_GLSL);
+static PRODUCT_VEC4_INTERLEAVED: ProductKernel =
+    product_kernel!("level2/product_vec4.frag", "#define INTERLEAVE 1", 0);
 
 /// [`PRODUCT_VEC4_INTERLEAVED`] reading x's texels from a storage buffer (a copy of x's
 /// texture) instead of fetching them through the texture unit, which then fetches only A's
 /// texels: four a texel of x instead of five.
-static PRODUCT_VEC4_X_BUFFER: Kernel = crate::kernel!("level2/product_vec4.frag")
-    .defines("#define INTERLEAVE 1\n#define X_BUFFER 1")
-    .header(PRODUCT_GLSL)
-    .storage(1);
+static PRODUCT_VEC4_X_BUFFER: ProductKernel = product_kernel!(
+    "level2/product_vec4.frag",
+    "#define INTERLEAVE 1\n#define X_BUFFER 1",
+    1
+);
 
-/// [`PRODUCT_STORED`] reading x's texels from a storage buffer ([`VectorBlock`]).
-static PRODUCT_STORED_X_BUFFER: Kernel = crate::kernel!("level2/product_stored.frag")
-    .defines("#define X_BUFFER 1")
-    .header(PRODUCT_GLSL)
-    .storage(1);
+/// [`PRODUCT_STORED`] reading x's texels from a storage buffer ([`VectorBlock`]): packed
+/// storage of at least [`VECTOR_BLOCK_MIN_ELEMENTS`] elements. Without a folding form: on
+/// the H200 it made stpmv 4096's product 477 -> 551 us (BENCHMARKS.md, session 31).
+static PRODUCT_STORED_X_BUFFER: ProductKernel = product_kernel!(
+    "level2/product_stored.frag",
+    "#define X_BUFFER 1",
+    1,
+    plain only
+);
 
 /// The fold of [`chunked`]'s bands when the kernel computed its texels in spread order.
 static SUM_GATHER: Kernel = crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1");
@@ -81,14 +132,27 @@ static UNPACK: Kernel = crate::kernel!("level2/unpack.frag")
 static SUM_UPDATE: Kernel =
     crate::kernel!("common/sum_reduce.frag").defines("#define GATHER 1\n#define UPDATE 1");
 
+/// The folding form of a kernel that has one (for [`KERNELS`]).
+const fn folding(k: &'static ProductKernel) -> &'static Kernel {
+    match &k.folding {
+        Some(f) => f,
+        None => panic!("a product kernel without a folding form"),
+    }
+}
+
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 9] = [
-    &PRODUCT_STORED,
-    &PRODUCT_BAND_COLUMNS,
-    &PRODUCT_STORED_X_BUFFER,
-    &PRODUCT_VEC4,
-    &PRODUCT_VEC4_INTERLEAVED,
-    &PRODUCT_VEC4_X_BUFFER,
+pub(crate) const KERNELS: [&Kernel; 14] = [
+    &PRODUCT_STORED.plain,
+    folding(&PRODUCT_STORED),
+    &PRODUCT_BAND_COLUMNS.plain,
+    folding(&PRODUCT_BAND_COLUMNS),
+    &PRODUCT_STORED_X_BUFFER.plain,
+    &PRODUCT_VEC4.plain,
+    folding(&PRODUCT_VEC4),
+    &PRODUCT_VEC4_INTERLEAVED.plain,
+    folding(&PRODUCT_VEC4_INTERLEAVED),
+    &PRODUCT_VEC4_X_BUFFER.plain,
+    folding(&PRODUCT_VEC4_X_BUFFER),
     &SUM_GATHER,
     &SUM_UPDATE,
     &UNPACK,
@@ -229,6 +293,20 @@ impl Split {
             max_chunk: usize::MAX,
         }
     }
+
+    /// [`Split::interleaved`] for a kernel that adds its chunks in its own draw: about 2^13
+    /// fragments, so that each fragment's part of that work (storing its sums, counting
+    /// itself, the last one adding the chunks) weighs less against its chunk. On the H200 the
+    /// folding kernel with 2^15 / 2^14 / 2^13 fragments took sgemv 4096^2 243 / 222 / 202
+    /// us and sgemv^T 251 / 230 / 213, against 217 and 224 for the plain kernel and its fold
+    /// (BENCHMARKS.md, session 31). (A matrix too small for that many fragments of the
+    /// shortest chunks runs fewer: 1024^2 already ran 2^13.)
+    pub(crate) fn interleaved_folding() -> Self {
+        Split {
+            fragments: 1 << 13,
+            ..Self::interleaved()
+        }
+    }
 }
 
 /// How a product splits its summed index (`summed` texels of 4 values) over fragments:
@@ -260,8 +338,9 @@ pub(crate) enum Sink<'a> {
     /// A new vector (a pooled texture: give it back with `into_surface`).
     Vector,
     /// `y := alpha*sums + beta*y` on a unit-stride y, as level 1's axpby does it (beta == 0
-    /// reads no y): with more than one chunk the fold of the chunks computes it (one pass
-    /// fewer), with one chunk level 1's update.
+    /// reads no y): by the kernel's folding form in its own draw where it runs, else with
+    /// more than one chunk by the fold of the chunks (one pass fewer), with one chunk by
+    /// level 1's update.
     Update {
         alpha: f32,
         beta: f32,
@@ -272,7 +351,9 @@ pub(crate) enum Sink<'a> {
 /// Runs a product kernel over chunks of its summed index and adds the chunks: the kernel
 /// draws chunk `s` of `summed` texels into rows `s*band_rows..` of a target laid out like a
 /// vector of `len` floats (uniforms `out_width`, `out_texels`, `band_rows`, `chunk`, `chunks`
-/// are set here, the kernel's own by `set`), and a fold pass adds the bands. `split` says how the
+/// are set here, the kernel's own by `set`), and a fold pass adds the bands; where the
+/// kernel's folding form runs ([`folding_form`]) the draw adds the chunks itself and stores
+/// the result (no bands, no fold pass: [`fold_in_draw`]). `split` says how the
 /// summed index splits ([`split_sum`]); `None` draws one chunk of all of it. With `out_spread > 1` and more
 /// than one chunk the kernel computes a band's texels in spread order (uniforms `out_spread`
 /// and `spread_run`: fragment p of a band computes texel `spread_index(p)`), and the fold
@@ -283,7 +364,7 @@ pub(crate) enum Sink<'a> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chunked(
     ctx: &Context,
-    kernel: &Kernel,
+    kernel: &ProductKernel,
     len: usize,
     summed: usize,
     split: Option<Split>,
@@ -303,7 +384,7 @@ pub(crate) fn chunked(
 /// [`chunked`]'s passes, `block` bound for the kernel's draw.
 fn chunked_passes(
     ctx: &Context,
-    (kernel, len, summed, split, out_spread): (&Kernel, usize, usize, Option<Split>, usize),
+    (kernel, len, summed, split, out_spread): (&ProductKernel, usize, usize, Option<Split>, usize),
     sink: Sink<'_>,
     block: Option<&VectorBlock>,
     set: impl FnOnce(&Gl, &Program),
@@ -321,8 +402,23 @@ fn chunked_passes(
         None => (1, summed.max(1)),
     };
     let band_rows = l.height;
-    let parts = inner.take_surface(l.width, chunks as u32 * band_rows)?;
-    let prog = inner.program(kernel)?;
+    let folding = folding_form(inner, kernel);
+    let folds = folding.is_some();
+    // The targets and buffers first: making one binds it, which would undo the kernel's
+    // bindings. The kernel that folds in its draw stores into y or a new vector; the plain
+    // one renders the chunks' bands.
+    let target = if folds {
+        FoldTarget::take(inner, &l, chunks, &sink)?
+    } else {
+        FoldTarget::Bands(inner.take_surface(l.width, chunks as u32 * band_rows)?)
+    };
+    let prog = match inner.program(folding.unwrap_or(&kernel.plain)) {
+        Ok(p) => p,
+        Err(e) => {
+            target.give(inner);
+            return Err(e);
+        }
+    };
     let gl = inner.enter()?;
     gl.use_program(&prog);
     set(gl, &prog);
@@ -337,6 +433,10 @@ fn chunked_passes(
     if let Some(b) = block {
         b.bind(gl);
     }
+    let parts = match target {
+        FoldTarget::Bands(parts) => parts,
+        folding => return fold_in_draw(ctx, &prog, (len, chunks), sink, folding),
+    };
     gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
     if chunks == 1 {
         let sums = Buffer::from_surface(ctx, parts, len)?;
@@ -398,6 +498,95 @@ fn chunked_passes(
             Ok(None)
         }
     }
+}
+
+/// Where [`chunked`]'s kernel puts its sums: `Bands` (the plain kernel: each chunk's band
+/// of a target, added by a fold pass), or the folding kernel's storage buffers (partial sums
+/// and arrival counts) and, for a new vector, its surface.
+enum FoldTarget {
+    Bands(Surface),
+    InDraw {
+        buffers: (GlBuffer, GlBuffer),
+        vector: Option<Surface>,
+    },
+}
+
+impl FoldTarget {
+    /// The folding kernel's buffers for `chunks` chunks of a result laid out as `l`, and a
+    /// new vector's surface unless the sink is y.
+    fn take(inner: &Inner, l: &TexLayout, chunks: usize, sink: &Sink<'_>) -> Result<Self> {
+        let texels = l.data_texels();
+        let buffers = inner.take_fold_buffers(16 * chunks * texels, 4 * texels)?;
+        let vector = match sink {
+            Sink::Vector => match inner.take_surface(l.width, l.height) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    inner.give_fold_buffers(buffers);
+                    return Err(e);
+                }
+            },
+            Sink::Update { .. } => None,
+        };
+        Ok(FoldTarget::InDraw { buffers, vector })
+    }
+
+    /// Gives everything back (a call that fails before its draw).
+    fn give(self, inner: &Inner) {
+        match self {
+            FoldTarget::Bands(s) => inner.give_surface(s),
+            FoldTarget::InDraw { buffers, vector } => {
+                inner.give_fold_buffers(buffers);
+                if let Some(s) = vector {
+                    inner.give_surface(s);
+                }
+            }
+        }
+    }
+}
+
+/// [`chunked`]'s draw with the kernel's folding form (`prog`, current, its uniforms set for
+/// `chunks` chunks of a result of `len` floats; `target` from [`FoldTarget::take`]): the
+/// chunks added in the draw itself, the result stored into y's own texture
+/// ([`Sink::Update`]: only y's texels that hold the result change, and each is read and
+/// written by one fragment) or a new vector.
+fn fold_in_draw(
+    ctx: &Context,
+    prog: &Program,
+    (len, chunks): (usize, usize),
+    sink: Sink<'_>,
+    target: FoldTarget,
+) -> Result<Option<Buffer>> {
+    let inner = &ctx.inner;
+    let FoldTarget::InDraw { buffers, vector } = target else {
+        unreachable!("the folding kernel's target")
+    };
+    let l = inner.layout(len)?;
+    let gl = inner.enter()?;
+    gl.bind_storage_buffer(1, Some(&buffers.0));
+    gl.bind_storage_buffer(2, Some(&buffers.1));
+    let grid = (l.width, chunks as u32 * l.height);
+    let sums = match (sink, vector) {
+        (Sink::Update { alpha, beta, y }, _) => {
+            y.bind(gl, prog, 2, "y", "sums_width");
+            gl.set_i32(prog, "update", 1);
+            gl.set_f32(prog, "alpha", alpha);
+            gl.set_f32(prog, "beta", beta);
+            gl.set_i32(prog, "len_y", len as i32);
+            gl.draw_image_stores(&[y.surface()], grid.0, grid.1);
+            Ok(None)
+        }
+        (Sink::Vector, Some(out)) => {
+            gl.set_i32(prog, "update", 0);
+            gl.set_i32(prog, "sums_width", l.width as i32);
+            gl.draw_image_stores(&[&out], grid.0, grid.1);
+            Buffer::from_surface(ctx, out, len).map(Some)
+        }
+        (Sink::Vector, None) => unreachable!("a new vector's surface is taken with the buffers"),
+    };
+    gl.bind_storage_buffer(1, None);
+    gl.bind_storage_buffer(2, None);
+    inner.give_fold_buffers(buffers);
+    sums
 }
 
 /// Texels of the summed index a chunk of [`product_stored`] covers at most on a software
@@ -576,7 +765,7 @@ pub(crate) fn product_stored(
     let block = match a.storage {
         Storage::Packed => {
             let elements = a.cols * (a.cols + 1) / 2;
-            VectorBlock::new(&ctx.inner, &PRODUCT_STORED_X_BUFFER, x, elements)?
+            VectorBlock::new(&ctx.inner, &PRODUCT_STORED_X_BUFFER.plain, x, elements)?
         }
         _ => None,
     };
@@ -640,11 +829,6 @@ pub(crate) fn product_vec4(
 ) -> Result<Option<Buffer>> {
     let parts = Parts::new(a, trans);
     let interleave = ctx.inner.interleaved_products;
-    let split = if interleave {
-        Split::interleaved()
-    } else {
-        Split::new(ctx.info().software, usize::MAX)
-    };
     // Neighbouring chunks (column part) and neighbouring results (row part) read columns
     // this many x texels apart, so that at one moment they read neighbouring rows of A's
     // texture.
@@ -660,7 +844,7 @@ pub(crate) fn product_vec4(
     let triangular = matches!(a.shape, Shape::Triangular(..));
     let block = if interleave && !triangular {
         let elements = parts.len_x * parts.len_y;
-        VectorBlock::new(&ctx.inner, &PRODUCT_VEC4_X_BUFFER, x, elements)?
+        VectorBlock::new(&ctx.inner, &PRODUCT_VEC4_X_BUFFER.plain, x, elements)?
     } else {
         None
     };
@@ -668,6 +852,11 @@ pub(crate) fn product_vec4(
         (Some(_), _) => &PRODUCT_VEC4_X_BUFFER,
         (None, true) => &PRODUCT_VEC4_INTERLEAVED,
         (None, false) => &PRODUCT_VEC4,
+    };
+    let split = match (interleave, folding_form(&ctx.inner, kernel)) {
+        (true, Some(_)) => Split::interleaved_folding(),
+        (true, None) => Split::interleaved(),
+        (false, _) => Split::new(ctx.info().software, usize::MAX),
     };
     chunked(
         ctx,
