@@ -198,6 +198,7 @@ fn sweep(
 ) {
     let mut r = rng(seed);
     let mut c = 0usize;
+    let every = every * thin();
     for &n in SIZES.iter().filter(|n| orders.contains(n)) {
         let mut stores = vec![Store::Full, Store::Packed];
         stores.extend(widths(n).into_iter().map(Store::Band));
@@ -251,6 +252,7 @@ fn sweep_vec4(
 ) {
     let mut r = rng(seed);
     let mut c = 0usize;
+    let every = every * thin();
     let all = [1, 2, 3, 4, 5, 7, 8, 9, 31, 33, 64, 65, 130, 257];
     for n in all.into_iter().filter(|n| orders.contains(n)) {
         for layout in LAYOUTS {
@@ -293,6 +295,7 @@ fn strmv_strsv_with_interleaved_and_spread_sums_match_blas() {
     // reads with a tail (order 500, lda 504, textures 16 texels wide; order 1000, lda 1000,
     // 32 wide), every triangle, transpose and diagonal.
     let mut r = rng(406);
+    let mut c = 0usize;
     for (width, n, extra) in [(8192, 257, 3), (16, 500, 4), (32, 1000, 0)] {
         let ctx = interleaved_ctx(width);
         for solve in [false, true] {
@@ -300,8 +303,12 @@ fn strmv_strsv_with_interleaved_and_spread_sums_match_blas() {
                 for uplo in UPLOS {
                     for t in TRANS {
                         for d in DIAGS {
-                            let combo = (layout, uplo, t, d);
-                            tri_case(&ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
+                            // (All of them, or one in `thin()`, rotating.)
+                            if (c + c / 16).is_multiple_of(thin()) {
+                                let combo = (layout, uplo, t, d);
+                                tri_case(&ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
+                            }
+                            c += 1;
                         }
                     }
                 }
@@ -397,7 +404,7 @@ fn stbsv_by_the_band_chain_matches_blas() {
                 for uplo in UPLOS {
                     for t in TRANS {
                         for d in DIAGS {
-                            if c.is_multiple_of(3) {
+                            if c.is_multiple_of(3 * thin()) {
                                 let combo = (layout, uplo, t, d);
                                 let (inc, extra) = (INCS[c % 4], c % 5 % 3);
                                 tri_case(&ctx, &mut r, true, Store::Band(k), combo, n, inc, extra);

@@ -158,6 +158,18 @@ pub fn max_order() -> Option<usize> {
         .and_then(|v| v.parse::<usize>().ok())
 }
 
+/// `FRAGBLAS_TEST_THIN`, where it is set (CI sets it for the minimal devices, which run the
+/// same sweeps through slower paths): the widest sweeps run one case in this many, still
+/// rotating through every combination. 1 where it is not set.
+#[allow(dead_code)]
+pub fn thin() -> usize {
+    std::env::var("FRAGBLAS_TEST_THIN")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
 pub fn both_paths() -> [Context; 2] {
     [ctx(), image_ctx()]
 }
