@@ -110,6 +110,14 @@ impl Gl {
         self.draw_image_store_rects(images, &[(0, 0, w, h)], |_| {});
     }
 
+    /// [`Gl::draw_image_stores`] without the barrier after it: the GPU may run the next
+    /// commands beside it. Only where nothing reads what it writes before a later
+    /// image-store draw, whose barrier makes both draws' writes visible (sgemm's pack of
+    /// op(A) into the multiply's buffer, followed by the pack of op(B)).
+    pub(crate) fn draw_image_stores_unordered(&self, images: &[&Surface], w: u32, h: u32) {
+        self.image_store_draws(images, &[(0, 0, w, h)], |_| {}, false);
+    }
+
     /// [`Gl::draw_image_stores`] once per rectangle of a grid of fragments, calling
     /// `before(i)` ahead of draw `i` so that it can change uniforms or bindings; one barrier
     /// after the last draw (the draws of one call must not read what another writes). A
@@ -118,7 +126,18 @@ impl Gl {
         &self,
         images: &[&Surface],
         rects: &[Rect],
+        before: impl FnMut(usize),
+    ) {
+        self.image_store_draws(images, rects, before, true);
+    }
+
+    /// [`Gl::draw_image_store_rects`], the barrier after the draws only with `barrier`.
+    fn image_store_draws(
+        &self,
+        images: &[&Surface],
+        rects: &[Rect],
         mut before: impl FnMut(usize),
+        barrier: bool,
     ) {
         self.raise_planted_fault();
         let set = self
@@ -181,7 +200,9 @@ impl Gl {
                     glow::RGBA32F,
                 );
             }
-            gl.memory_barrier(glow::ALL_BARRIER_BITS);
+            if barrier {
+                gl.memory_barrier(glow::ALL_BARRIER_BITS);
+            }
         })
     }
 }

@@ -1033,6 +1033,16 @@ mod tests {
             split_sum(1024, 1024, 1, 32768, Split::interleaved()),
             (32, 32)
         );
+        // Folding in the draw, 4096^2: 8 chunks of 128 texels (2^13 fragments); 1024^2
+        // keeps its 32 chunks of the shortest, 8 texels (2^13 already).
+        assert_eq!(
+            split_sum(1024, 1024, 1, 32768, Split::interleaved_folding()),
+            (8, 128)
+        );
+        assert_eq!(
+            split_sum(256, 256, 1, 32768, Split::interleaved_folding()),
+            (32, 8)
+        );
     }
 
     #[test]

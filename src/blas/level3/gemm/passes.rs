@@ -192,7 +192,7 @@ fn pack_sized(
     let out = inner.take_surface(w, h)?;
     if inner.image_store_paths {
         let outs = [(PackOut::Image(&out), place)];
-        pack_image(inner, src, op, (rows, cols), &outs)?;
+        pack_image(inner, src, op, (rows, cols), &outs, true)?;
         return Ok(out);
     }
     debug_assert!(!matches!(place, Place::Strips { .. }));
@@ -222,6 +222,10 @@ fn packs_into_buffers(inner: &Inner, bytes: usize) -> bool {
 /// buffer) at `place`; with `twin`, the same pass also writes op(A)'s layout into that
 /// texture at its place ([`strip_twin_pack`]). Where the device can, the pack writes the
 /// buffer itself ([`packs_into_buffers`]); elsewhere a texture, copied into the buffer.
+/// With `then_b` (no twin), the caller packs op(B) next, whose pass's barrier covers this
+/// one's writes too: the direct pack then leaves its own out, so that the GPU can run the
+/// two packs side by side.
+#[allow(clippy::too_many_arguments)]
 fn pack_into_buffer(
     inner: &Inner,
     src: &Buffer,
@@ -230,19 +234,21 @@ fn pack_into_buffer(
     ((w, h), bytes): ((u32, u32), usize),
     place: Place,
     twin: Option<(&Surface, Place)>,
+    then_b: bool,
 ) -> Result<GlBuffer> {
     let buf = inner.take_block_buffer(bytes)?;
     if packs_into_buffers(inner, bytes) {
         let mut outs = vec![(PackOut::Buffer(&buf, (w, h)), place)];
         outs.extend(twin.map(|(t, p)| (PackOut::Image(t), p)));
-        pack_image(inner, src, op, dims, &outs)?;
+        let ordered = !then_b || twin.is_some();
+        pack_image(inner, src, op, dims, &outs, ordered)?;
         return Ok(buf);
     }
     let tex = match twin {
         Some((t, tp)) => {
             let tex = inner.take_surface(w, h)?;
             let outs = [(PackOut::Image(&tex), place), (PackOut::Image(t), tp)];
-            pack_image(inner, src, op, dims, &outs)?;
+            pack_image(inner, src, op, dims, &outs, true)?;
             tex
         }
         None => pack_sized(inner, src, op, dims, (w, h), place)?,
@@ -297,6 +303,7 @@ fn pack_image(
     op: Operand,
     (rows, cols): (usize, usize),
     outs: &[(PackOut, Place)],
+    ordered: bool,
 ) -> Result<()> {
     let buffer = match outs[0].0 {
         PackOut::Buffer(b, (w, _)) => Some((b, w)),
@@ -353,7 +360,11 @@ fn pack_image(
             PackOut::Buffer(..) => None,
         })
         .collect();
-    gl.draw_image_stores(&images, grid.0, grid.1);
+    if ordered {
+        gl.draw_image_stores(&images, grid.0, grid.1);
+    } else {
+        gl.draw_image_stores_unordered(&images, grid.0, grid.1);
+    }
     if buffer.is_some() {
         gl.bind_storage_buffer(0, None);
     }
@@ -484,7 +495,8 @@ fn strip_twin_pack(
     let bt = inner.take_surface(w, h)?;
     let size = (strip_a_size(plan), plan.buffer_bytes());
     let twin = Some((&bt, Place::Quads));
-    let blocks = pack_into_buffer(inner, src, op, (s.m, s.k), size, strip_place(plan), twin)?;
+    let place = strip_place(plan);
+    let blocks = pack_into_buffer(inner, src, op, (s.m, s.k), size, place, twin, false)?;
     Ok((blocks, bt))
 }
 
@@ -551,7 +563,8 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     let blocks = if inner.image_store_paths {
         let size = (strip_a_size(&plan), plan.buffer_bytes());
         let place = strip_place(&plan);
-        pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None)?
+        // (op(B)'s pack follows at once.)
+        pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None, true)?
     } else {
         let (w, h) = strip_a_size(&plan);
         let prog = inner.program(&GEMM_PACK_STRIP)?;
@@ -594,7 +607,8 @@ impl PackedStrips {
         let align = inner.info.uniform_buffer_offset_alignment.max(1) as usize;
         let plan = StripPlan::new(s, 1, align);
         let size = (strip_a_size(&plan), plan.buffer_bytes());
-        let blocks = pack_into_buffer(inner, a, s.a, (s.m, s.k), size, strip_place(&plan), None)?;
+        let place = strip_place(&plan);
+        let blocks = pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None, false)?;
         Ok(Some(PackedStrips {
             blocks,
             plan,
@@ -849,7 +863,8 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     let (mul, merge) = kernel.kernels();
     let a_size = ((plan.a_width as u32, plan.k as u32), plan.a_bytes());
     let dims = (s.m, s.k);
-    let a_buf = pack_into_buffer(inner, a, s.a, dims, a_size, Place::Plain, None)?;
+    // (op(B)'s pack follows at once.)
+    let a_buf = pack_into_buffer(inner, a, s.a, dims, a_size, Place::Plain, None, true)?;
     let gl = inner.enter()?;
     let bt = pack_sized(
         inner,
