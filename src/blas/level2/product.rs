@@ -435,7 +435,7 @@ fn chunked_passes(
     }
     let parts = match target {
         FoldTarget::Bands(parts) => parts,
-        folding => return fold_in_draw(ctx, &prog, (len, chunks), sink, folding),
+        folding => return fold_in_draw(ctx, &prog, (&l, len, chunks), sink, folding),
     };
     gl.draw(&[&parts], l.width, chunks as u32 * band_rows);
     if chunks == 1 {
@@ -545,14 +545,14 @@ impl FoldTarget {
 }
 
 /// [`chunked`]'s draw with the kernel's folding form (`prog`, current, its uniforms set for
-/// `chunks` chunks of a result of `len` floats; `target` from [`FoldTarget::take`]): the
-/// chunks added in the draw itself, the result stored into y's own texture
-/// ([`Sink::Update`]: only y's texels that hold the result change, and each is read and
-/// written by one fragment) or a new vector.
+/// `chunks` chunks of a result of `len` floats laid out as `l`; `target` from
+/// [`FoldTarget::take`]): the chunks added in the draw itself, the result stored into y's
+/// own texture ([`Sink::Update`]: only y's texels that hold the result change, and each is
+/// read and written by one fragment) or a new vector.
 fn fold_in_draw(
     ctx: &Context,
     prog: &Program,
-    (len, chunks): (usize, usize),
+    (l, len, chunks): (&TexLayout, usize, usize),
     sink: Sink<'_>,
     target: FoldTarget,
 ) -> Result<Option<Buffer>> {
@@ -560,7 +560,6 @@ fn fold_in_draw(
     let FoldTarget::InDraw { buffers, vector } = target else {
         unreachable!("the folding kernel's target")
     };
-    let l = inner.layout(len)?;
     let gl = inner.enter()?;
     gl.bind_storage_buffer(1, Some(&buffers.0));
     gl.bind_storage_buffer(2, Some(&buffers.1));
