@@ -555,6 +555,53 @@ fn triangular_routines_with_image_store_packs_and_in_place_merge() {
     ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
 }
 
+/// strmm writes its product straight into B where B's window is aligned (a leading
+/// dimension and offset that are multiples of 4) and W is not B's transpose (GPUs with image
+/// stores): the diagonal blocks in place, then the rest of T as one sgemm on B. Orders on
+/// both sides of one pass (64) and of the sgemm's blocks, rows that end inside a texel
+/// (the gap rows up to ldb share it and must keep their NaN), both layouts (the row-major
+/// forms' W is B itself or its transpose), every side, triangle, transpose and diagonal.
+#[test]
+fn strmm_straight_into_an_aligned_b_keeps_everything_outside_its_window() {
+    let ctx = image_ctx();
+    let mut r = rng(51);
+    let mut c = 0;
+    for (m, n, extra) in [
+        (70, 9, 2),
+        (64, 5, 0),
+        (131, 7, 1),
+        (33, 12, 3),
+        (200, 4, 0),
+    ] {
+        for layout in LAYOUTS {
+            for side in SIDES {
+                for uplo in UPLOS {
+                    let modes = (layout, side, uplo, TRANS[c % 2], DIAGS[(c / 2) % 2]);
+                    let alpha = [0.7, 1.0, -1.0][c % 3];
+                    let (m, n) = if side == Side::Left { (m, n) } else { (n, m) };
+                    tri_case(&ctx, &mut r, false, modes, (m, n), (alpha, extra));
+                    c += 1;
+                }
+            }
+        }
+    }
+    // Every sgemm kernel pinned: those that cannot bound their sums take the pitched path
+    // (T expanded whole), the others go straight into B.
+    for kernel in fragblas::GemmKernel::ALL {
+        ctx.set_gemm_kernel(kernel);
+        let modes = (
+            Layout::ColMajor,
+            Side::Left,
+            UPLOS[c % 2],
+            TRANS[(c / 2) % 2],
+            DIAGS[c % 2],
+        );
+        tri_case(&ctx, &mut r, false, modes, (97, 6), (0.7, 3));
+        c += 1;
+    }
+    ctx.set_gemm_kernel(fragblas::GemmKernel::Auto);
+}
+
 /// Up to 64 rows (a product of one diagonal block, one pass of its block kernel) strmm follows
 /// reference's zero tests: an Inf in A whose terms reference leaves out (the row of B it
 /// multiplies is zero, or the Inf meets a zero of B) and a zero of A facing an Inf of B

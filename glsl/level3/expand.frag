@@ -24,6 +24,10 @@ uniform int trans;
 
 #if IMAGE
 uniform int a_last;
+// With diag_block > 0 (a multiple of 4) only R's diagonal blocks of diag_block rows are
+// written (fragment (x, y) takes the 4 x 4 block at columns 4y.. of its rows' diagonal
+// block): the triangular product that reads A itself off them needs no more.
+uniform int diag_block;
 layout(binding = 0, rgba32f) writeonly uniform highp image2D dst;
 
 // Elements r..r+3 of stored column c (one fetch where they fill one texel).
@@ -38,7 +42,10 @@ vec4 stored4(int r, int c) {
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int i0 = 4 * g.x;
-    int j0 = 4 * g.y;
+    int j0 = diag_block > 0 ? i0 / diag_block * diag_block + 4 * g.y : 4 * g.y;
+    if (j0 >= order) {
+        return;
+    }
     // R's block (i0.., j0..) is P's block (pr.., pc..), transposed with trans.
     int pr = trans != 0 ? j0 : i0;
     int pc = trans != 0 ? i0 : j0;

@@ -18,7 +18,10 @@
 // stores): fragment (g.x, g.y) computes the lanes of texel column x0 + g.x for the COLS
 // columns from g.y*COLS and writes them through image stores: four texels of T and COLS of
 // W for 16*COLS multiply-adds, where one lane takes five for sixteen (the texture unit's
-// texel rate binds these passes).
+// texel rate binds these passes). There c need not be pitched: texel x of its column y is
+// texel c_off4 + y*ldc4 + x of its texture (c_width wide; pitched: 0, c_width, c_width),
+// and with in_place the stores go into c's own texture (bound as out_image) and leave
+// every element outside the block as it was, so that c can be the caller's matrix.
 uniform sampler2D w;
 uniform sampler2D ts;
 uniform sampler2D c;
@@ -115,6 +118,15 @@ void main() {
 
 uniform int x0;
 uniform int cols;
+uniform int c_off4;
+uniform int ldc4;
+uniform int c_width;
+uniform int in_place;
+
+// Where texel x (rows 4x..4x+3) of column y of c lies.
+ivec2 c_at(int x, int y) {
+    return texel_pos(c_off4 + y * ldc4 + x, c_width);
+}
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D out_image;
 
@@ -176,8 +188,11 @@ void main() {
     ivec4 blk = block_of(i0);
     if (i0 + 4 <= blk.x || i0 >= blk.y) {
         // None of the lanes' rows is in the block.
+        if (in_place != 0) {
+            return;
+        }
         for (int col = 0; col < ncol; ++col) {
-            ivec2 q = ivec2(x, y0 + col);
+            ivec2 q = c_at(x, y0 + col);
             imageStore(out_image, q, beta != 0.0 ? texelFetch(c, q, 0) : vec4(0.0));
         }
         return;
@@ -202,9 +217,12 @@ void main() {
         int lt = part == 2 ? end - 1 - t : first + t;
         add_texel(lt, i0, lo, hi, last, y0, last_col, acc);
     }
+    // The texel's rows outside the block keep c's values in place (the gap below the
+    // last row, where c is the caller's matrix).
+    bool keep = in_place != 0 && (i0 < blk.x || i0 + 4 > blk.y);
     for (int col = 0; col < ncol; ++col) {
-        ivec2 q = ivec2(x, y0 + col);
-        vec4 old = beta != 0.0 ? texelFetch(c, q, 0) : vec4(0.0);
+        ivec2 q = c_at(x, y0 + col);
+        vec4 old = beta != 0.0 || keep ? texelFetch(c, q, 0) : vec4(0.0);
         vec4 r;
         for (int k = 0; k < 4; ++k) {
             int row = i0 + k;

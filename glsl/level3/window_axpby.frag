@@ -24,22 +24,42 @@ uniform ivec2 origin;
 uniform int rect_width;
 uniform int grid_width;
 uniform int a_last;
+// The window's (row, column) moves by (step_i, step_j) from one of a fragment's texels to
+// the next (4*grid_width elements of C on, split by ldc on the CPU), so that a fragment
+// divides once, not once a texel. `aligned`: C's and A's offsets and leading dimensions
+// are multiples of 4 and A is not transposed, so a texel of C that holds one column's rows
+// i0..i0+3 takes one texel of A.
+uniform int step_i;
+uniform int step_j;
+uniform int aligned;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D c_out;
 
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int y = origin.y + g.y;
+    // The first texel's place in the window (d < 0: before it; then in_window for each).
+    int d = 4 * (y * c_width + origin.x + g.x) - c_off;
+    int jw = d >= 0 ? d / ldc : 0;
+    int iw = d - jw * ldc;
     for (int k = 0; k < PER; ++k) {
         int dx = g.x + k * grid_width;
         if (dx >= rect_width) {
             break;
         }
+        if (k > 0) {
+            iw += step_i;
+            jw += step_j;
+            if (iw >= ldc) {
+                iw -= ldc;
+                ++jw;
+            }
+        }
         ivec2 q = ivec2(origin.x + dx, y);
         int e = 4 * (y * c_width + q.x);
-        int i0;
-        int j;
-        bool in0 = in_window(e, i0, j);
+        int i0 = iw;
+        int j = jw;
+        bool in0 = d >= 0 ? j < n && written(i0, j) : in_window(e, i0, j);
         // All four lanes in the window: one column's rows i0..i0+3.
         bool whole = in0 && i0 + 3 < m && (c_tri == 0 ? true
                                                        : (c_tri == 1 ? i0 + 3 + c_diag <= j
@@ -47,7 +67,9 @@ void main() {
         if (whole && beta == 0.0) {
             vec4 v = vec4(0.0);
             if (alpha != 0.0) {
-                v = a_trans == 0
+                v = aligned != 0
+                        ? texelFetch(a, texel_pos((a_off + i0 + j * lda) >> 2, a_width), 0)
+                    : a_trans == 0
                         ? load_run(a, a_width, a_last, a_off + i0 + j * lda)
                         : vec4(op_elem(a, a_width, a_off, lda, 1, i0, j),
                                op_elem(a, a_width, a_off, lda, 1, i0 + 1, j),

@@ -84,14 +84,16 @@ pub(crate) enum Fill {
 
 /// `op(A)` as a full `order x order` pitched matrix (and its leading dimension), for an A
 /// whose `uplo` triangle is stored in `a` with leading dimension `lda`; only that triangle
-/// is read. Rows past `order` in the pitch are 0.
+/// is read. Rows past `order` in the pitch are 0. With `diagonal` (a multiple of 4), on GPUs
+/// with image stores, only the diagonal blocks of that many rows are written (the rest of
+/// the matrix is whatever the pool held); elsewhere the whole matrix.
 pub(crate) fn expand(
     ctx: &Context,
     (a, lda): (&Buffer, usize),
     order: usize,
-    uplo: Uplo,
-    fill: Fill,
+    (uplo, fill): (Uplo, Fill),
     trans: bool,
+    diagonal: Option<usize>,
 ) -> Result<(Buffer, usize)> {
     let (out, ld) = pitched(ctx, order, order)?;
     let inner = &ctx.inner;
@@ -114,7 +116,14 @@ pub(crate) fn expand(
     gl.set_i32(&prog, "trans", trans as i32);
     if image {
         gl.set_i32(&prog, "a_last", a.last_texel());
-        gl.draw_image_stores(&[out.surface()], l.width, l.height.div_ceil(4));
+        let block = diagonal.map_or(0, |b| b.min(order.next_multiple_of(4)));
+        gl.set_i32(&prog, "diag_block", block as i32);
+        let rows = if block > 0 {
+            (block / 4) as u32
+        } else {
+            l.height.div_ceil(4)
+        };
+        gl.draw_image_stores(&[out.surface()], l.width, rows);
     } else {
         gl.draw(&[out.surface()], l.width, l.height);
     }
@@ -222,6 +231,22 @@ fn window_axpby_in_place(
     gl.use_program(&prog);
     let src = set_axpby(gl, &prog, w, alpha, a, beta, c);
     gl.set_i32(&prog, "a_last", src.last_texel());
+    // A fragment's texels lie 4*grid_width elements of C apart: that many rows and columns
+    // of the window on.
+    let step = 4 * grid_width as usize;
+    let ld = w.ld.max(1);
+    gl.set_i32(&prog, "step_i", (step % ld) as i32);
+    gl.set_i32(&prog, "step_j", (step / ld) as i32);
+    let aligned = match a {
+        Some((_, op)) => {
+            !op.trans
+                && [op.off, op.ld, w.off, w.ld]
+                    .iter()
+                    .all(|v| v.is_multiple_of(4))
+        }
+        None => false,
+    };
+    gl.set_i32(&prog, "aligned", aligned as i32);
     gl.set_ivec2(&prog, "origin", [x as i32, y as i32]);
     gl.set_i32(&prog, "rect_width", rw as i32);
     gl.set_i32(&prog, "grid_width", grid_width as i32);

@@ -196,7 +196,14 @@ impl Context {
             );
             return self.gemm_shape_with(GemmKernel::Auto, &s, 0.0, Src::C, Src::C, beta, c);
         }
-        let (full, ld) = expand(self, (a, call.lda), ka, call.uplo, Fill::Symmetric, false)?;
+        let (full, ld) = expand(
+            self,
+            (a, call.lda),
+            ka,
+            (call.uplo, Fill::Symmetric),
+            false,
+            None,
+        )?;
         let sym = Operand::at(0, ld, false);
         let bop = Operand::at(0, call.ldb, false);
         let (x, y, xo, yo) = match call.side {

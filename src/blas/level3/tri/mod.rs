@@ -10,7 +10,12 @@
 //! the terms off their diagonal block, where the kernel can bound its sums), and the result
 //! is copied back into B's window (transposed for the right side, scaled by alpha for a
 //! product). Right-hand sides beyond the largest
-//! texture go in panels.
+//! texture go in panels. A product whose B is not transposed into W and whose columns
+//! are aligned (a leading dimension that is a multiple of 4) goes straight into B on GPUs
+//! with image stores (`Tri::multiply_into`): the diagonal blocks' pass writes B in place,
+//! the sgemm reads T off A itself and adds into B, and only T's diagonal blocks are
+//! expanded (on the H200 strmm 1024 took 1287-1322 us of GPU time so, 1347-1379 before:
+//! BENCHMARKS.md session 32).
 //!
 //! Reference semantics: `m == 0` or `n == 0` return at once; `alpha == 0` sets B's window to
 //! 0 without reading A or B; only the referenced triangle of A is read; a singular A gives
@@ -128,6 +133,16 @@ enum Part {
     Lower = 2,
 }
 
+/// Where a pass of `tri_block.frag` writes.
+#[derive(Clone, Copy)]
+enum Dest<'a> {
+    /// A new texture shaped like c's, c pitched.
+    Pitched(&'a Surface),
+    /// c's own texture through image stores: its window from element `off`, leading
+    /// dimension `ld` (both multiples of 4); elements outside the block keep their values.
+    InPlace { off: usize, ld: usize },
+}
+
 /// What a call's panels share: its left form, the diagonal, and `Ts` with its leading
 /// dimension.
 struct Tri<'a> {
@@ -135,6 +150,11 @@ struct Tri<'a> {
     diag: Diag,
     ts: &'a Buffer,
     ldt: usize,
+    /// A as the caller stored it, with its leading dimension.
+    a: (&'a Buffer, usize),
+    /// The sgemm products read T off A itself, and `ts` holds only T's diagonal blocks
+    /// (all the other passes read): see [`Tri::t_operand`].
+    t_from_a: bool,
 }
 
 impl Tri<'_> {
@@ -158,7 +178,7 @@ impl Tri<'_> {
         c: &mut Buffer,
         shared: Option<&mut SharedA>,
     ) -> Result<()> {
-        if from.1 - from.0 <= BLOCK_MAX_K {
+        if from.1 - from.0 <= BLOCK_MAX_K && !self.t_from_a {
             let w = match w {
                 Src::Buf(b) => Some(b),
                 Src::C => None,
@@ -168,7 +188,7 @@ impl Tri<'_> {
         }
         let s = GemmShape::block(
             (out.1 - out.0, cols, from.1 - from.0),
-            Operand::at(from.0 + out.0 * self.ldt, self.ldt, true),
+            self.t_operand(out.0, from.0),
             Operand::at(from.0, ldw, false),
             ldw,
             out.0,
@@ -176,7 +196,37 @@ impl Tri<'_> {
         );
         match shared {
             Some(t) => ctx.gemm_block(&s, t, (out.0, from.0), alpha, w, beta, c),
-            None => ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, Src::Buf(self.ts), w, beta, c),
+            None => {
+                let t = Src::Buf(self.t_buffer());
+                ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, t, w, beta, c)
+            }
+        }
+    }
+
+    /// T from row `r` and column `l` as an sgemm's op(A): `Ts^T` (T = Ts^T), or with
+    /// `t_from_a` read off A where it lies (Ts is A^T with `expand_trans`, else A, so T is
+    /// A or A^T). The products that read T so take only blocks off its diagonal (bounded
+    /// sums, or a solve's updates), all inside the stored triangle: the other triangle
+    /// and a unit diagonal are never summed.
+    fn t_operand(&self, r: usize, l: usize) -> Operand {
+        let (ld, t_is_a) = if self.t_from_a {
+            (self.a.1, self.form.expand_trans)
+        } else {
+            (self.ldt, false)
+        };
+        if t_is_a {
+            Operand::at(r + l * ld, ld, false)
+        } else {
+            Operand::at(l + r * ld, ld, true)
+        }
+    }
+
+    /// The buffer [`Tri::t_operand`] reads.
+    fn t_buffer(&self) -> &Buffer {
+        if self.t_from_a {
+            self.a.0
+        } else {
+            self.ts
         }
     }
 
@@ -185,7 +235,7 @@ impl Tri<'_> {
     /// pack of T cost less than the updates' packs of their blocks (BENCHMARKS.md session
     /// 27).
     fn shared_t(&self, cols: usize, ldw: usize) -> SharedA<'_> {
-        SharedA::new(self.whole_product(cols, ldw), self.ts)
+        SharedA::new(self.whole_product(cols, ldw), self.t_buffer())
     }
 
     /// The sgemm shape of all of `T*W` (op(A) = Ts^T) into a pitched matrix of `cols`
@@ -194,7 +244,7 @@ impl Tri<'_> {
         let order = self.form.order;
         GemmShape::block(
             (order, cols, order),
-            Operand::at(0, self.ldt, true),
+            self.t_operand(0, 0),
             Operand::at(0, ldw, false),
             ldw,
             0,
@@ -218,19 +268,53 @@ impl Tri<'_> {
         c: &mut Buffer,
     ) -> Result<()> {
         let inner = &ctx.inner;
-        let image = inner.image_store_paths;
-        let prog = inner.program(if image { &TRI_BLOCK_IMAGE } else { &TRI_BLOCK })?;
         let l = c.layout();
         let out = inner.take_surface(l.width, l.height)?;
         let rect = Self::rows_rect(rows.0, rows.1, cols);
         {
             let cr: &Buffer = c;
             let w = w.unwrap_or(cr);
+            let dest = Dest::Pitched(&out);
+            self.draw_block(
+                ctx,
+                (rows, from),
+                (part, grid),
+                (alpha, beta),
+                w,
+                cols,
+                cr,
+                dest,
+            )?;
+        }
+        install(inner, c, out, rect)
+    }
+
+    /// The draw of [`Tri::block_pass`] (`Dest::Pitched`: into `out`, a texture shaped like
+    /// c's) or of [`Tri::multiply_into`]'s diagonal blocks (`Dest::InPlace`: into c's own
+    /// texture, c any matrix whose window's offset and leading dimension are multiples of
+    /// 4; image stores only).
+    #[allow(clippy::too_many_arguments)]
+    fn draw_block(
+        &self,
+        ctx: &Context,
+        (rows, from): ((usize, usize), (usize, usize)),
+        (part, grid): (Part, usize),
+        (alpha, beta): (f32, f32),
+        w: &Buffer,
+        cols: usize,
+        c: &Buffer,
+        dest: Dest,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let image = inner.image_store_paths;
+        let prog = inner.program(if image { &TRI_BLOCK_IMAGE } else { &TRI_BLOCK })?;
+        let rect = Self::rows_rect(rows.0, rows.1, cols);
+        {
             let gl = inner.enter()?;
             gl.use_program(&prog);
             gl.set_texture(&prog, "w", 0, w.surface());
             gl.set_texture(&prog, "ts", 1, self.ts.surface());
-            gl.set_texture(&prog, "c", 2, cr.surface());
+            gl.set_texture(&prog, "c", 2, c.surface());
             gl.set_i32(&prog, "r0", rows.0 as i32);
             gl.set_i32(&prog, "r1", rows.1 as i32);
             gl.set_i32(&prog, "l0", from.0 as i32);
@@ -243,18 +327,30 @@ impl Tri<'_> {
             gl.set_i32(&prog, "grid", grid as i32);
             gl.set_i32(&prog, "lower_t", self.form.lower as i32);
             gl.set_i32(&prog, "order", self.form.order as i32);
+            let c_width = c.layout().width as i32;
+            let (target, (c_off4, ldc4), in_place) = match dest {
+                Dest::Pitched(out) => (out, (0, c_width), false),
+                Dest::InPlace { off, ld } => {
+                    (c.surface(), ((off / 4) as i32, (ld / 4) as i32), true)
+                }
+            };
             if image {
                 // Every texel of the rectangle written: x0 + g.x, the columns from
                 // g.y * BLOCK_IMAGE_COLS.
                 gl.set_i32(&prog, "x0", rect.0 as i32);
                 gl.set_i32(&prog, "cols", cols as i32);
+                gl.set_i32(&prog, "c_off4", c_off4);
+                gl.set_i32(&prog, "ldc4", ldc4);
+                gl.set_i32(&prog, "c_width", c_width);
+                gl.set_i32(&prog, "in_place", in_place as i32);
                 let rows_of_fragments = cols.div_ceil(BLOCK_IMAGE_COLS) as u32;
-                gl.draw_image_stores(&[&out], rect.2, rows_of_fragments);
+                gl.draw_image_stores(&[target], rect.2, rows_of_fragments);
             } else {
-                gl.draw_rects(&[&out], &[rect], |_| {});
+                debug_assert!(!in_place, "in-place block passes need image stores");
+                gl.draw_rects(&[target], &[rect], |_| {});
             }
         }
-        install(inner, c, out, rect)
+        Ok(())
     }
 
     /// One pass of `tri_block.frag` in grid mode over every row of `c`: with `part` Upper
@@ -273,6 +369,64 @@ impl Tri<'_> {
         self.block_pass(ctx, (rows, rows), (part, grid), scalars, Some(w), cols, c)
     }
 
+    /// `B := alpha*T*W` straight into the caller's B, whose window for these `cols`
+    /// columns starts at element `off` with leading dimension `ldb` (both multiples of 4):
+    /// the diagonal blocks as one in-place pass of `tri_block.frag` (reading them from
+    /// `Ts`, of which only they need be expanded), then the rest of T as one sgemm on B's
+    /// window with bounded sums that reads T off A where it lies: the terms
+    /// [`Tri::multiply`] forms, without the pitched result and its copy into B, and
+    /// without expanding T. `Ok(false)`, with nothing drawn, where that does not apply: no
+    /// image stores, or an sgemm kernel that cannot bound its sums.
+    #[allow(clippy::too_many_arguments)]
+    fn multiply_into(
+        &self,
+        ctx: &Context,
+        (w, ldw): (&Buffer, usize),
+        cols: usize,
+        alpha: f32,
+        b: &mut Buffer,
+        (off, ldb): (usize, usize),
+    ) -> Result<bool> {
+        let order = self.form.order;
+        if !ctx.inner.image_store_paths || !ldb.is_multiple_of(4) || !off.is_multiple_of(4) {
+            return Ok(false);
+        }
+        let diag = if self.form.lower {
+            Part::Lower
+        } else {
+            Part::Upper
+        };
+        let in_place = Dest::InPlace { off, ld: ldb };
+        let rows = (0, order);
+        if order <= MUL_ONE_PASS {
+            let grid = (diag, MUL_ONE_PASS);
+            self.draw_block(ctx, (rows, rows), grid, (alpha, 0.0), w, cols, b, in_place)?;
+            return Ok(true);
+        }
+        // With t_from_a the sgemm reads T off A where it lies (its bounded sums take only
+        // the blocks off T's diagonal).
+        let whole = GemmShape {
+            ldc: ldb,
+            c_off: off,
+            ..self.whole_product(cols, ldw)
+        };
+        let t = self.t_buffer();
+        let kernel = ctx.auto_kernel(&whole, t, w, b)?;
+        if !kernel.bounds_terms(MUL_BASE) {
+            return Ok(false);
+        }
+        let grid = (diag, MUL_BASE);
+        self.draw_block(ctx, (rows, rows), grid, (alpha, 0.0), w, cols, b, in_place)?;
+        let terms = if self.form.lower {
+            Terms::Before(MUL_BASE)
+        } else {
+            Terms::After(MUL_BASE)
+        };
+        let s = GemmShape { terms, ..whole };
+        ctx.gemm_shape_with(kernel, &s, alpha, Src::Buf(t), Src::Buf(w), 1.0, b)?;
+        Ok(true)
+    }
+
     /// `T*W` into a new pitched matrix: every diagonal block of [`MUL_BASE`] rows in one
     /// pass (all of T up to [`MUL_ONE_PASS`] rows), then the rest of T. Where the sgemm
     /// kernel bounds its sums (`GemmKernel::bounds_terms`), the rest is one sgemm over all of
@@ -280,6 +434,7 @@ impl Tri<'_> {
     /// the levels of the halving (`plan::product_levels`), each level of at most [`GRID_MAX_H`] rows a block
     /// in one pass, larger ones an sgemm a pair of blocks. Both form the same terms.
     fn multiply(&self, ctx: &Context, w: &Buffer, ldw: usize, cols: usize) -> Result<Buffer> {
+        debug_assert!(!self.t_from_a, "the pitched product reads all of Ts");
         let order = self.form.order;
         let (mut out, _) = pitched(ctx, order, cols)?;
         let diag = if self.form.lower {
@@ -446,21 +601,44 @@ impl Context {
             return window_axpby(self, Win::full(m, n, ldb, 0), 0.0, None, 0.0, b);
         }
         let form = call.left_form();
-        let fill = Fill::Triangular(call.diag);
+        let stored = (call.uplo, Fill::Triangular(call.diag));
+        // A product goes straight into B where it can (`Tri::multiply_into`): B's columns
+        // aligned, W not B's transpose, image stores. Its passes read T's diagonal blocks
+        // from the expansion and the rest from A itself, so only those blocks are expanded.
+        let image = self.inner.image_store_paths;
+        let straight = !solve && image && !form.w_trans && ldb.is_multiple_of(4);
+        // A solve by inverted blocks with image stores (`Tri::solve`) reads T's diagonal
+        // blocks from the expansion (the inversion, the applies) and its updates' blocks
+        // off A: again only the diagonal blocks are expanded.
+        let inverse = solve && image && self.inner.inverse_solves && form.order > SOLVE_BLOCK;
+        let diagonal = if straight {
+            Some(if form.order <= MUL_ONE_PASS {
+                MUL_ONE_PASS
+            } else {
+                MUL_BASE
+            })
+        } else {
+            inverse.then_some(SOLVE_BLOCK)
+        };
+        let order = form.order;
         let (ts, ldt) = expand(
             self,
             (a, call.lda),
-            form.order,
-            call.uplo,
-            fill,
+            order,
+            stored,
             form.expand_trans,
+            diagonal,
         )?;
         let tri = Tri {
             form,
             diag: call.diag,
             ts: &ts,
             ldt,
+            a: (a, call.lda),
+            t_from_a: diagonal.is_some(),
         };
+        // The whole expansion, where a straight product turns out not to apply.
+        let mut whole_ts: Option<(Buffer, usize)> = None;
         let (scale_in, scale_out) = if solve { (alpha, 1.0) } else { (1.0, alpha) };
         let max = self.info().max_texture_size as usize;
         // (On an error the scratch buffers are dropped, which frees their textures.)
@@ -486,13 +664,42 @@ impl Context {
                 tri.solve(self, &mut w, ldw, cols)?;
                 w
             } else {
-                let r = tri.multiply(self, &w, ldw, cols)?;
+                // Straight into B, scaled by alpha, without a pitched result to copy back.
+                if straight
+                    && tri.multiply_into(self, (&w, ldw), cols, alpha, b, (back.off, back.ld))?
+                {
+                    release(self, w);
+                    continue;
+                }
+                let r = if straight {
+                    // The sgemm kernel cannot bound its sums: the whole of T expanded.
+                    let e = match whole_ts.take() {
+                        Some(e) => e,
+                        None => {
+                            expand(self, (a, call.lda), order, stored, form.expand_trans, None)?
+                        }
+                    };
+                    let r = Tri {
+                        ts: &e.0,
+                        ldt: e.1,
+                        t_from_a: false,
+                        ..tri
+                    }
+                    .multiply(self, &w, ldw, cols);
+                    whole_ts = Some(e);
+                    r?
+                } else {
+                    tri.multiply(self, &w, ldw, cols)?
+                };
                 release(self, w);
                 r
             };
             let op = Operand::at(0, ldw, form.w_trans);
             window_axpby(self, back, scale_out, Some((&result, op)), 0.0, b)?;
             release(self, result);
+        }
+        if let Some((t, _)) = whole_ts {
+            release(self, t);
         }
         release(self, ts);
         Ok(())
