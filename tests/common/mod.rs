@@ -158,9 +158,10 @@ pub fn max_order() -> Option<usize> {
         .and_then(|v| v.parse::<usize>().ok())
 }
 
-/// `FRAGBLAS_TEST_THIN`, where it is set (CI sets it for the minimal devices, which run the
-/// same sweeps through slower paths): the widest sweeps run one case in this many, still
-/// rotating through every combination. 1 where it is not set.
+/// `FRAGBLAS_TEST_THIN`, where it is set (CI sets it for the GLES run, whose kernels the GL
+/// run has checked on every case, and for the minimal devices, which run the same sweeps
+/// through slower paths): the widest sweeps run one case in this many, still rotating
+/// through every combination. 1 where it is not set.
 #[allow(dead_code)]
 pub fn thin() -> usize {
     std::env::var("FRAGBLAS_TEST_THIN")
