@@ -68,7 +68,7 @@ void main() {
             vec4 v = vec4(0.0);
             if (alpha != 0.0) {
                 v = aligned != 0
-                        ? texelFetch(a, texel_pos((a_off + i0 + j * lda) >> 2, a_width), 0)
+                        ? load_texel(a, a_width, (a_off + i0 + j * lda) >> 2)
                     : a_trans == 0
                         ? load_run(a, a_width, a_last, a_off + i0 + j * lda)
                         : vec4(op_elem(a, a_width, a_off, lda, 1, i0, j),

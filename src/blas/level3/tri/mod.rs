@@ -375,8 +375,9 @@ impl Tri<'_> {
     /// `Ts`, of which only they need be expanded), then the rest of T as one sgemm on B's
     /// window with bounded sums that reads T off A where it lies: the terms
     /// [`Tri::multiply`] forms, without the pitched result and its copy into B, and
-    /// without expanding T. `Ok(false)`, with nothing drawn, where that does not apply: no
-    /// image stores, or an sgemm kernel that cannot bound its sums.
+    /// without expanding T. The caller checks the rest (image stores, B's alignment:
+    /// `straight` in `tri_checked`); `Ok(false)`, with nothing drawn, where the sgemm
+    /// kernel cannot bound its sums.
     #[allow(clippy::too_many_arguments)]
     fn multiply_into(
         &self,
@@ -388,9 +389,9 @@ impl Tri<'_> {
         (off, ldb): (usize, usize),
     ) -> Result<bool> {
         let order = self.form.order;
-        if !ctx.inner.image_store_paths || !ldb.is_multiple_of(4) || !off.is_multiple_of(4) {
-            return Ok(false);
-        }
+        debug_assert!(
+            ctx.inner.image_store_paths && ldb.is_multiple_of(4) && off.is_multiple_of(4)
+        );
         let diag = if self.form.lower {
             Part::Lower
         } else {
