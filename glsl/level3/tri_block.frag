@@ -179,6 +179,58 @@ void add_texel(int lt, int i0, int lo, int hi, int last, int y0, int last_col,
     }
 }
 
+// add_texel for a texel of summed rows that the part, the summed range and T's zero test
+// (skip_t == 0) keep whole: only W's zero test can leave terms out.
+void add_plain(int lt, int i0, int last, int y0, int last_col, inout vec4 acc[COLS]) {
+    vec4 t0 = texelFetch(ts, ivec2(lt, i0), 0);
+    vec4 t1 = texelFetch(ts, ivec2(lt, min(i0 + 1, last)), 0);
+    vec4 t2 = texelFetch(ts, ivec2(lt, min(i0 + 2, last)), 0);
+    vec4 t3 = texelFetch(ts, ivec2(lt, min(i0 + 3, last)), 0);
+    for (int col = 0; col < COLS; ++col) {
+        vec4 wv = texelFetch(w, ivec2(lt, min(y0 + col, last_col)), 0);
+        if (skip_w == 0 || !any(equal(wv, vec4(0.0)))) {
+            acc[col] += vec4(dot(t0, wv), dot(t1, wv), dot(t2, wv), dot(t3, wv));
+        } else {
+            bvec4 nz = notEqual(wv, vec4(0.0));
+            acc[col] += vec4(masked_dot(t0, wv, nz), masked_dot(t1, wv, nz),
+                             masked_dot(t2, wv, nz), masked_dot(t3, wv, nz));
+        }
+    }
+}
+
+// One step of a row texel's run off the diagonal texel (which the part masks): add_texel,
+// or add_plain where it keeps every term (the summed range's ends only cut texels at T's
+// last row).
+void add_step(int lt, int i0, int lo, int hi, int last, int y0, int last_col,
+              inout vec4 acc[COLS]) {
+    if (skip_t == 0 && 4 * lt >= lo && 4 * lt + 4 <= hi) {
+        add_plain(lt, i0, last, y0, last_col, acc);
+    } else {
+        add_texel(lt, i0, lo, hi, last, y0, last_col, acc);
+    }
+}
+
+// Writes the lanes of texel x of the COLS columns from y0 (ncol of them): alpha*acc +
+// beta*c for the rows in the block's [rb.x, rb.y), c's values for the others (0 when
+// beta == 0 and not in place).
+void store_lanes(int x, int y0, int ncol, ivec2 rb, vec4 acc[COLS]) {
+    int i0 = 4 * x;
+    // The texel's rows outside the block keep c's values in place (the gap below the
+    // last row, where c is the caller's matrix).
+    bool keep = in_place != 0 && (i0 < rb.x || i0 + 4 > rb.y);
+    for (int col = 0; col < ncol; ++col) {
+        ivec2 q = c_at(x, y0 + col);
+        vec4 old = beta != 0.0 || keep ? texelFetch(c, q, 0) : vec4(0.0);
+        vec4 r;
+        for (int k = 0; k < 4; ++k) {
+            int row = i0 + k;
+            r[k] = row >= rb.x && row < rb.y ? blas_update(alpha, acc[col][k], beta, old[k])
+                                             : old[k];
+        }
+        imageStore(out_image, q, r);
+    }
+}
+
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int x = x0 + g.x;
@@ -206,31 +258,29 @@ void main() {
     int last = blk.y - 1;
     int last_col = cols - 1;
     // The texel of summed rows on the diagonal (part 1 or 2) is the only one whose terms
-    // the part masks. Taken first by every lane (part 1: ascending from it; part 2:
-    // descending from it), the lanes of a warp, whose rows differ, all run its masked form
-    // at the same step. Lower blocks ascending met it at different steps, and each step
-    // then ran both the plain and the masked form (on the H100 strmm 1024's lower diagonal
-    // pass took 328 us so, 229 the upper one).
+    // the part masks: it is taken last, after the loop, where the fragments of a warp
+    // (whose rows differ) all run its masked form together. The loop runs from the block's
+    // far end (part 1: descending from the block's last texel; part 2: ascending from its
+    // first), so that at each step the fragments of a block fetch the same texel of
+    // summed rows: W's texels are shared, not spread along a diagonal.
     int first = lo >> 2;
     int end = (hi + 3) >> 2;
-    for (int t = 0; t < end - first; ++t) {
-        int lt = part == 2 ? end - 1 - t : first + t;
-        add_texel(lt, i0, lo, hi, last, y0, last_col, acc);
-    }
-    // The texel's rows outside the block keep c's values in place (the gap below the
-    // last row, where c is the caller's matrix).
-    bool keep = in_place != 0 && (i0 < blk.x || i0 + 4 > blk.y);
-    for (int col = 0; col < ncol; ++col) {
-        ivec2 q = c_at(x, y0 + col);
-        vec4 old = beta != 0.0 || keep ? texelFetch(c, q, 0) : vec4(0.0);
-        vec4 r;
-        for (int k = 0; k < 4; ++k) {
-            int row = i0 + k;
-            r[k] = row >= blk.x && row < blk.y ? blas_update(alpha, acc[col][k], beta, old[k])
-                                               : old[k];
+    if (part == 1) {
+        for (int lt = end - 1; lt > first; --lt) {
+            add_step(lt, i0, lo, hi, last, y0, last_col, acc);
         }
-        imageStore(out_image, q, r);
+        add_texel(first, i0, lo, hi, last, y0, last_col, acc);
+    } else if (part == 2) {
+        for (int lt = first; lt < end - 1; ++lt) {
+            add_step(lt, i0, lo, hi, last, y0, last_col, acc);
+        }
+        add_texel(end - 1, i0, lo, hi, last, y0, last_col, acc);
+    } else {
+        for (int lt = first; lt < end; ++lt) {
+            add_step(lt, i0, lo, hi, last, y0, last_col, acc);
+        }
     }
+    store_lanes(x, y0, ncol, blk.xy, acc);
 }
 
 #endif
