@@ -237,6 +237,11 @@ fn sgemm_small_shapes_all_transposes_layouts_and_scalars() {
                 for alpha in SCALARS {
                     for beta in SCALARS {
                         idx += 1;
+                        // (Every case, or one in `thin()`, the shapes' combinations taking
+                        // turns: see common::kept.)
+                        if !kept(idx, 2 * TRANS.len() * SCALARS.len() * SCALARS.len()) {
+                            continue;
+                        }
                         let pad = if idx % 2 == 0 { 3 } else { 0 };
                         let cs = Case {
                             layout,
@@ -288,12 +293,17 @@ fn sgemm_long_k_spans_several_uniform_chunks() {
     // The strip kernels split k into chunks of 2048 that add up by blending.
     let ctx = ctx();
     let mut r = rng(24);
-    for &(layout, ta, tb, m, n, k, beta, pad) in &[
+    let cases = [
         (ColMajor, NoTrans, NoTrans, 37, 21, 4100, 0.7, 1),
         (RowMajor, Trans, NoTrans, 9, 70, 2049, 0.0, 0),
         (ColMajor, Trans, Trans, 64, 33, 2048, -1.0, 3),
         (RowMajor, NoTrans, Trans, 3, 5, 6150, 1.0, 2),
-    ] {
+    ];
+    // (Every case, or one in `thin()`.)
+    for (i, &(layout, ta, tb, m, n, k, beta, pad)) in cases.iter().enumerate() {
+        if !kept(i, cases.len()) {
+            continue;
+        }
         let cs = Case {
             layout,
             ta,
@@ -328,7 +338,12 @@ fn sgemm_long_k_spans_several_uniform_chunks() {
 fn sgemm_1024() {
     let ctx = ctx();
     let mut r = rng(23);
-    for (layout, ta, tb) in [(ColMajor, NoTrans, NoTrans), (RowMajor, Trans, NoTrans)] {
+    // (Both, or with `thin()` the first: the thinned runs' kernels are the full run's.)
+    let forms = [(ColMajor, NoTrans, NoTrans), (RowMajor, Trans, NoTrans)];
+    for (i, (layout, ta, tb)) in forms.into_iter().enumerate() {
+        if !kept(i, forms.len()) {
+            continue;
+        }
         let cs = Case {
             layout,
             ta,

@@ -171,6 +171,15 @@ pub fn thin() -> usize {
         .max(1)
 }
 
+/// Whether case `c` of a sweep runs: every case, or with `FRAGBLAS_TEST_THIN` = t one in t,
+/// rotating by one place each `period` cases. With `period` the number of the inner loops'
+/// combinations, each combination runs at one in t of the outer loops' values, the
+/// combinations taking turns.
+#[allow(dead_code)]
+pub fn kept(c: usize, period: usize) -> bool {
+    (c + c / period.max(1)).is_multiple_of(thin())
+}
+
 pub fn both_paths() -> [Context; 2] {
     [ctx(), image_ctx()]
 }
