@@ -41,6 +41,24 @@ uniform int twin;
 uniform int place_kind2;
 uniform ivec2 extent2;
 uniform int spread;
+// The terms the product's rows take (t_tri and t_block as gemm_window.glsl's term_range:
+// 0 every term; 1 l < (i / t_block) * t_block; 2 l >= (i / t_block + 1) * t_block), for a
+// pack of op(A) whose kernel bounds its sums: texels no row takes are neither read nor
+// written (half of a triangle's pack; t_block is a multiple of 32, so a fragment's texels
+// are all taken or all not).
+uniform int t_tri;
+uniform int t_block;
+
+// Whether layout texel (x, y) of op(A) (rows 4x..4x+3, term y) is a term of its rows.
+bool taken(int x, int y) {
+    if (t_tri == 1) {
+        return y < 4 * x / t_block * t_block;
+    }
+    if (t_tri == 2) {
+        return y >= (4 * x / t_block + 1) * t_block;
+    }
+    return true;
+}
 
 #ifdef DST_BUFFER
 // dst is a storage buffer of rows of dst_width texels (the bytes glReadPixels of a texture
@@ -105,6 +123,9 @@ void main() {
         // op(M)(4x + l, y) = M(4x + l, y): stored elements e0 + 4i + l, i < PER.
         int x0 = PER * g.x;
         int y = spread_index(g.y, ext.y, spread, 4);
+        if (!taken(x0, y)) {
+            return;
+        }
         bool col = y < cols;
         int e0 = src_off + 4 * x0 + y * ld;
         int q = e0 >> 2;
@@ -129,6 +150,9 @@ void main() {
         // one run of each of its four columns, not runs of 32 columns side by side.
         int x = g.y;
         int y0 = PER_T * g.x;
+        if (!taken(x, y0)) {
+            return;
+        }
         vec4 v[PER_T];
         for (int i = 0; i < PER_T; ++i) {
             v[i] = vec4(0.0);

@@ -192,7 +192,7 @@ fn pack_sized(
     let out = inner.take_surface(w, h)?;
     if inner.image_store_paths {
         let outs = [(PackOut::Image(&out), place)];
-        pack_image(inner, src, op, (rows, cols), &outs, true)?;
+        pack_image(inner, src, op, (rows, cols), &outs, true, Terms::All)?;
         return Ok(out);
     }
     debug_assert!(!matches!(place, Place::Strips { .. }));
@@ -224,7 +224,9 @@ fn packs_into_buffers(inner: &Inner, bytes: usize) -> bool {
 /// buffer itself ([`packs_into_buffers`]); elsewhere a texture, copied into the buffer.
 /// With `then_b` (no twin), the caller packs op(B) next, whose pass's barrier covers this
 /// one's writes too: the direct pack then leaves its own out, so that the GPU can run the
-/// two packs side by side.
+/// two packs side by side. With `terms` other than all (the strip kernels' blocks, no twin),
+/// the direct pack leaves out the texels that no row of op(A) takes (`gemm_pack_image.frag`'s
+/// `taken`): the product's kernel must bound its sums to those terms.
 #[allow(clippy::too_many_arguments)]
 fn pack_into_buffer(
     inner: &Inner,
@@ -234,21 +236,21 @@ fn pack_into_buffer(
     ((w, h), bytes): ((u32, u32), usize),
     place: Place,
     twin: Option<(&Surface, Place)>,
-    then_b: bool,
+    (then_b, terms): (bool, Terms),
 ) -> Result<GlBuffer> {
     let buf = inner.take_block_buffer(bytes)?;
     if packs_into_buffers(inner, bytes) {
         let mut outs = vec![(PackOut::Buffer(&buf, (w, h)), place)];
         outs.extend(twin.map(|(t, p)| (PackOut::Image(t), p)));
         let ordered = !then_b || twin.is_some();
-        pack_image(inner, src, op, dims, &outs, ordered)?;
+        pack_image(inner, src, op, dims, &outs, ordered, terms)?;
         return Ok(buf);
     }
     let tex = match twin {
         Some((t, tp)) => {
             let tex = inner.take_surface(w, h)?;
             let outs = [(PackOut::Image(&tex), place), (PackOut::Image(t), tp)];
-            pack_image(inner, src, op, dims, &outs, true)?;
+            pack_image(inner, src, op, dims, &outs, true, Terms::All)?;
             tex
         }
         None => pack_sized(inner, src, op, dims, (w, h), place)?,
@@ -304,6 +306,7 @@ fn pack_image(
     (rows, cols): (usize, usize),
     outs: &[(PackOut, Place)],
     ordered: bool,
+    terms: Terms,
 ) -> Result<()> {
     let buffer = match outs[0].0 {
         PackOut::Buffer(b, (w, _)) => Some((b, w)),
@@ -330,6 +333,10 @@ fn pack_image(
     };
     gl.set_i32(&prog, "spread", spread as i32);
     gl.set_i32(&prog, "twin", (outs.len() > 1) as i32);
+    debug_assert!(
+        terms == Terms::All || (outs.len() == 1 && matches!(outs[0].1, Place::Strips { .. }))
+    );
+    set_terms(gl, &prog, terms);
     if let Some((b, w)) = buffer {
         gl.bind_storage_buffer(0, Some(b));
         gl.set_i32(&prog, "dst_width", w as i32);
@@ -496,7 +503,16 @@ fn strip_twin_pack(
     let size = (strip_a_size(plan), plan.buffer_bytes());
     let twin = Some((&bt, Place::Quads));
     let place = strip_place(plan);
-    let blocks = pack_into_buffer(inner, src, op, (s.m, s.k), size, place, twin, false)?;
+    let blocks = pack_into_buffer(
+        inner,
+        src,
+        op,
+        (s.m, s.k),
+        size,
+        place,
+        twin,
+        (false, Terms::All),
+    )?;
     Ok((blocks, bt))
 }
 
@@ -563,8 +579,17 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     let blocks = if inner.image_store_paths {
         let size = (strip_a_size(&plan), plan.buffer_bytes());
         let place = strip_place(&plan);
-        // (op(B)'s pack follows at once.)
-        pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None, true)?
+        // (op(B)'s pack follows at once. The strip kernels bound their sums to s.terms.)
+        pack_into_buffer(
+            inner,
+            a,
+            s.a,
+            (s.m, s.k),
+            size,
+            place,
+            None,
+            (true, s.terms),
+        )?
     } else {
         let (w, h) = strip_a_size(&plan);
         let prog = inner.program(&GEMM_PACK_STRIP)?;
@@ -608,7 +633,8 @@ impl PackedStrips {
         let plan = StripPlan::new(s, 1, align);
         let size = (strip_a_size(&plan), plan.buffer_bytes());
         let place = strip_place(&plan);
-        let blocks = pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None, false)?;
+        let whole = (false, Terms::All);
+        let blocks = pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None, whole)?;
         Ok(Some(PackedStrips {
             blocks,
             plan,
@@ -864,7 +890,8 @@ fn tile_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Sur
     let a_size = ((plan.a_width as u32, plan.k as u32), plan.a_bytes());
     let dims = (s.m, s.k);
     // (op(B)'s pack follows at once.)
-    let a_buf = pack_into_buffer(inner, a, s.a, dims, a_size, Place::Plain, None, true)?;
+    let first = (true, Terms::All);
+    let a_buf = pack_into_buffer(inner, a, s.a, dims, a_size, Place::Plain, None, first)?;
     let gl = inner.enter()?;
     let bt = pack_sized(
         inner,
