@@ -32,6 +32,11 @@ uniform int a_last;
 uniform int step_i;
 uniform int step_j;
 uniform int aligned;
+// With `aligned`: A's texel index moves by a_step (>= 0) where the window's place moves by
+// (step_i, step_j) without wrapping into the next column; a_step2 is a_step as a texture
+// step (% a_width, / a_width), so that those texels of A are found without a division.
+uniform int a_step;
+uniform ivec2 a_step2;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D c_out;
 
@@ -42,6 +47,9 @@ void main() {
     int d = 4 * (y * c_width + origin.x + g.x) - c_off;
     int jw = d >= 0 ? d / ldc : 0;
     int iw = d - jw * ldc;
+    // The last aligned texel of A read, and where it lies.
+    int ia_last = -1;
+    ivec2 pa = ivec2(0);
     for (int k = 0; k < PER; ++k) {
         int dx = g.x + k * grid_width;
         if (dx >= rect_width) {
@@ -67,8 +75,14 @@ void main() {
         if (whole && beta == 0.0) {
             vec4 v = vec4(0.0);
             if (alpha != 0.0) {
+                if (aligned != 0) {
+                    int ia = (a_off + i0 + j * lda) >> 2;
+                    pa = ia_last >= 0 && ia == ia_last + a_step ? advance(pa, a_step2, a_width)
+                                                                : texel_pos(ia, a_width);
+                    ia_last = ia;
+                }
                 v = aligned != 0
-                        ? load_texel(a, a_width, (a_off + i0 + j * lda) >> 2)
+                        ? texelFetch(a, pa, 0)
                     : a_trans == 0
                         ? load_run(a, a_width, a_last, a_off + i0 + j * lda)
                         : vec4(op_elem(a, a_width, a_off, lda, 1, i0, j),

@@ -247,6 +247,18 @@ fn window_axpby_in_place(
         None => false,
     };
     gl.set_i32(&prog, "aligned", aligned as i32);
+    if let (true, Some((src_buf, op))) = (aligned, a) {
+        // A's texel index from one of a fragment's texels to the next, where the window's
+        // place does not wrap into the next column: (step % ld + (step / ld) * lda) / 4.
+        let a_step = (step % ld + (step / ld) * op.ld) / 4;
+        let aw = src_buf.layout().width as usize;
+        gl.set_i32(&prog, "a_step", a_step as i32);
+        gl.set_ivec2(
+            &prog,
+            "a_step2",
+            [(a_step % aw) as i32, (a_step / aw) as i32],
+        );
+    }
     gl.set_ivec2(&prog, "origin", [x as i32, y as i32]);
     gl.set_i32(&prog, "rect_width", rw as i32);
     gl.set_i32(&prog, "grid_width", grid_width as i32);
