@@ -150,23 +150,19 @@ float masked_dot(vec4 tv, vec4 wv, bvec4 m) {
     return dot(select4(vec4(0.0), tv, m), select4(vec4(0.0), wv, m));
 }
 
-// Adds the terms of texel lt of the summed rows (rows i0.. of T, W's columns from y0) to acc.
-void add_texel(int lt, int i0, int lo, int hi, int last, int y0, int last_col,
-               inout vec4 acc[COLS]) {
-    ivec4 lanes = ivec4(0, 1, 2, 3);
-    vec4 t0 = texelFetch(ts, ivec2(lt, i0), 0);
-    vec4 t1 = texelFetch(ts, ivec2(lt, min(i0 + 1, last)), 0);
-    vec4 t2 = texelFetch(ts, ivec2(lt, min(i0 + 2, last)), 0);
-    vec4 t3 = texelFetch(ts, ivec2(lt, min(i0 + 3, last)), 0);
-    ivec4 l4 = ivec4(4 * lt) + lanes;
-    bvec4 range = both(greaterThanEqual(l4, ivec4(lo)), lessThan(l4, ivec4(hi)));
-    bvec4 m0 = row_mask(t0, range, l4, i0);
-    bvec4 m1 = row_mask(t1, range, l4, i0 + 1);
-    bvec4 m2 = row_mask(t2, range, l4, i0 + 2);
-    bvec4 m3 = row_mask(t3, range, l4, i0 + 3);
-    // Every term of the texel kept (away from the block's ends and its diagonal, T
-    // without zeros): plain dot products unless W's zero test leaves a term out.
-    bool all_kept = all(m0) && all(m1) && all(m2) && all(m3);
+// Texel lt of T's rows i0 .. i0+3 (T(r, 4lt .. 4lt+3)); rows past `last` read the last.
+void t_rows(int lt, int i0, int last, out vec4 t0, out vec4 t1, out vec4 t2, out vec4 t3) {
+    t0 = texelFetch(ts, ivec2(lt, i0), 0);
+    t1 = texelFetch(ts, ivec2(lt, min(i0 + 1, last)), 0);
+    t2 = texelFetch(ts, ivec2(lt, min(i0 + 2, last)), 0);
+    t3 = texelFetch(ts, ivec2(lt, min(i0 + 3, last)), 0);
+}
+
+// Adds T's four rows t0..t3 times W's texel lt of each column from y0 to acc, the terms
+// outside the rows' masks m0..m3 (all of them kept where all_kept) and those W's zero test
+// leaves out not formed: plain dot products where nothing is left out.
+void add_columns(int lt, vec4 t0, vec4 t1, vec4 t2, vec4 t3, bvec4 m0, bvec4 m1, bvec4 m2,
+                 bvec4 m3, bool all_kept, int y0, int last_col, inout vec4 acc[COLS]) {
     for (int col = 0; col < COLS; ++col) {
         vec4 wv = texelFetch(w, ivec2(lt, min(y0 + col, last_col)), 0);
         if (all_kept && (skip_w == 0 || !any(equal(wv, vec4(0.0))))) {
@@ -179,23 +175,30 @@ void add_texel(int lt, int i0, int lo, int hi, int last, int y0, int last_col,
     }
 }
 
+// Adds the terms of texel lt of the summed rows (rows i0.. of T, W's columns from y0) to acc.
+void add_texel(int lt, int i0, int lo, int hi, int last, int y0, int last_col,
+               inout vec4 acc[COLS]) {
+    vec4 t0, t1, t2, t3;
+    t_rows(lt, i0, last, t0, t1, t2, t3);
+    ivec4 l4 = ivec4(4 * lt) + ivec4(0, 1, 2, 3);
+    bvec4 range = both(greaterThanEqual(l4, ivec4(lo)), lessThan(l4, ivec4(hi)));
+    bvec4 m0 = row_mask(t0, range, l4, i0);
+    bvec4 m1 = row_mask(t1, range, l4, i0 + 1);
+    bvec4 m2 = row_mask(t2, range, l4, i0 + 2);
+    bvec4 m3 = row_mask(t3, range, l4, i0 + 3);
+    // Every term of the texel kept (away from the block's ends and its diagonal, T
+    // without zeros): plain dot products unless W's zero test leaves a term out.
+    bool all_kept = all(m0) && all(m1) && all(m2) && all(m3);
+    add_columns(lt, t0, t1, t2, t3, m0, m1, m2, m3, all_kept, y0, last_col, acc);
+}
+
 // add_texel for a texel of summed rows that the part, the summed range and T's zero test
-// (skip_t == 0) keep whole: only W's zero test can leave terms out.
+// (skip_t == 0) keep whole: no masks to form, only W's zero test can leave terms out.
 void add_plain(int lt, int i0, int last, int y0, int last_col, inout vec4 acc[COLS]) {
-    vec4 t0 = texelFetch(ts, ivec2(lt, i0), 0);
-    vec4 t1 = texelFetch(ts, ivec2(lt, min(i0 + 1, last)), 0);
-    vec4 t2 = texelFetch(ts, ivec2(lt, min(i0 + 2, last)), 0);
-    vec4 t3 = texelFetch(ts, ivec2(lt, min(i0 + 3, last)), 0);
-    for (int col = 0; col < COLS; ++col) {
-        vec4 wv = texelFetch(w, ivec2(lt, min(y0 + col, last_col)), 0);
-        if (skip_w == 0 || !any(equal(wv, vec4(0.0)))) {
-            acc[col] += vec4(dot(t0, wv), dot(t1, wv), dot(t2, wv), dot(t3, wv));
-        } else {
-            bvec4 nz = notEqual(wv, vec4(0.0));
-            acc[col] += vec4(masked_dot(t0, wv, nz), masked_dot(t1, wv, nz),
-                             masked_dot(t2, wv, nz), masked_dot(t3, wv, nz));
-        }
-    }
+    vec4 t0, t1, t2, t3;
+    t_rows(lt, i0, last, t0, t1, t2, t3);
+    bvec4 all4 = bvec4(true);
+    add_columns(lt, t0, t1, t2, t3, all4, all4, all4, all4, true, y0, last_col, acc);
 }
 
 // One step of a row texel's run off the diagonal texel (which the part masks): add_texel,

@@ -80,15 +80,15 @@ void main() {
                     pa = ia_last >= 0 && ia == ia_last + a_step ? advance(pa, a_step2, a_width)
                                                                 : texel_pos(ia, a_width);
                     ia_last = ia;
+                    v = texelFetch(a, pa, 0);
+                } else {
+                    v = a_trans == 0
+                            ? load_run(a, a_width, a_last, a_off + i0 + j * lda)
+                            : vec4(op_elem(a, a_width, a_off, lda, 1, i0, j),
+                                   op_elem(a, a_width, a_off, lda, 1, i0 + 1, j),
+                                   op_elem(a, a_width, a_off, lda, 1, i0 + 2, j),
+                                   op_elem(a, a_width, a_off, lda, 1, i0 + 3, j));
                 }
-                v = aligned != 0
-                        ? texelFetch(a, pa, 0)
-                    : a_trans == 0
-                        ? load_run(a, a_width, a_last, a_off + i0 + j * lda)
-                        : vec4(op_elem(a, a_width, a_off, lda, 1, i0, j),
-                               op_elem(a, a_width, a_off, lda, 1, i0 + 1, j),
-                               op_elem(a, a_width, a_off, lda, 1, i0 + 2, j),
-                               op_elem(a, a_width, a_off, lda, 1, i0 + 3, j));
                 v *= alpha;
             }
             imageStore(c_out, q, v);
