@@ -304,7 +304,7 @@ fn strmv_strsv_with_interleaved_and_spread_sums_match_blas() {
                     for t in TRANS {
                         for d in DIAGS {
                             // (All of them, or one in `thin()`, rotating.)
-                            if (c + c / 16).is_multiple_of(thin()) {
+                            if kept(c, 16) {
                                 let combo = (layout, uplo, t, d);
                                 tri_case(&ctx, &mut r, solve, Store::Full, combo, n, 1, extra);
                             }

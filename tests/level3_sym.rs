@@ -118,7 +118,7 @@ fn ssymm_every_size_side_triangle_and_layout() {
             for side in SIDES {
                 for uplo in UPLOS {
                     // (All of them, or one in `thin()`, rotating.)
-                    if (count + count / 8).is_multiple_of(thin()) {
+                    if kept(count, 8) {
                         symm_case(&ctx(), &mut r, (layout, side, uplo), m, n, pick(count));
                     }
                     count += 1;
@@ -425,7 +425,7 @@ fn ssyrk_ssyr2k_halved_triangles() {
                 let scalars = [(0.7, 1.0, 0), (-1.0, 0.0, 3)][(c / 2) % 2];
                 // (All of them, or one in `thin()`, rotating: with 2, each routine both
                 // triangles and, over the two, both transposes.)
-                if (c + c / 4).is_multiple_of(thin()) {
+                if kept(c, 4) {
                     syrk_case(&ctx(), &mut r, two, (layout, uplo, trans), 2100, 3, scalars);
                 }
                 c += 1;
