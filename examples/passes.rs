@@ -105,7 +105,7 @@ fn main() -> fragblas::Result<()> {
             level2(&ctx, &wanted)?;
         }
         let path = if inverse { "inverse" } else { "substitution" };
-        for n in [256usize, 1024, 4096] {
+        for n in [256usize, 1024, 2048, 4096] {
             let ni = n as i32;
             let a = ctx.upload(&triangle(n))?;
             for uplo in [Uplo::Lower, Uplo::Upper] {

@@ -212,7 +212,7 @@ fn strsm_every_size_side_triangle_transpose_diagonal_and_layout() {
 #[test]
 fn strsm_by_inverted_blocks_across_block_boundaries() {
     let [_, p] = both_solves();
-    inverted_block_cases(&p);
+    inverted_block_cases(&p, &[1, 6, 13]);
 }
 
 /// The inverse path on a context with image stores, where a fragment applies its texels of
@@ -228,13 +228,38 @@ fn strsm_by_inverted_blocks_with_image_stores() {
         ..inverse
     };
     p.ctx.set_gemm_kernel(fragblas::GemmKernel::Strip4);
-    inverted_block_cases(&p);
-    singular_cases(&p.ctx, &p.orders);
-    infinity_cases(&p.ctx, &[true], &p.orders);
+    inverted_block_cases(&p, &[1, 6, 13]);
+    singular_cases(&p.ctx, &p.orders, 6);
+    infinity_cases(&p.ctx, &[true], &p.orders, 5);
+}
+
+/// strsm by inverted blocks with more than 2048 right-hand sides on a device with image
+/// stores and storage blocks: the diagonal blocks' applies run in place, with the
+/// substitution of a column whose sums are not finite drawn indirectly after them
+/// (`TRI_APPLY_BLOCK`, `TRI_APPLY_FALLBACK`). Regular, singular and infinite cases, both
+/// sides (on the right, W is B's transpose: its columns are B's rows).
+#[test]
+fn strsm_in_place_applies_with_many_right_hand_sides() {
+    let [_, inverse] = both_solves();
+    // One case in eight of the sweep: each is 2048 columns wide.
+    let p = SolvePath {
+        ctx: inverse_image_ctx(),
+        every: 8 * inverse.every,
+        ..inverse
+    };
+    let info = p.ctx.info();
+    if !info.image_stores || info.max_fragment_storage_blocks == 0 {
+        eprintln!("skipped: the in-place applies need image stores and storage blocks");
+        return;
+    }
+    let wide = 2048 + 5;
+    inverted_block_cases(&p, &[wide]);
+    singular_cases(&p.ctx, &p.orders, wide);
+    infinity_cases(&p.ctx, &[true], &p.orders, wide);
 }
 
 /// strsm over orders that cross the inverse path's blocks of 64 on `p`'s context.
-fn inverted_block_cases(p: &SolvePath) {
+fn inverted_block_cases(p: &SolvePath, others: &[usize]) {
     let mut r = rng(49);
     let mut c = 0usize;
     let every = p.every * thin();
@@ -249,7 +274,7 @@ fn inverted_block_cases(p: &SolvePath) {
                             {
                                 continue;
                             }
-                            let other = [1, 6, 13][c % 3];
+                            let other = others[c % others.len()];
                             let mn = if side == Side::Left {
                                 (order, other)
                             } else {
@@ -293,24 +318,24 @@ fn strsm_singular_matrices_give_reference_inf_and_nan() {
     // On the inverse path a zero diagonal leaves Inf or NaN in its block's inverse, and the
     // fragments that meet them solve by substitution.
     for p in both_solves() {
-        singular_cases(&p.ctx, &p.orders);
+        singular_cases(&p.ctx, &p.orders, 6);
     }
     // The same through image stores, four columns of 8 rows a fragment: a fragment tests only its
     // sums for an Inf or NaN (every term's Inf or NaN leaves one there).
     let orders = both_solves()[1].orders.clone();
-    singular_cases(&inverse_image_ctx(), &orders);
+    singular_cases(&inverse_image_ctx(), &orders, 6);
 }
 
-fn singular_cases(ctx: &fragblas::Context, orders: &std::ops::RangeInclusive<usize>) {
+fn singular_cases(ctx: &fragblas::Context, orders: &std::ops::RangeInclusive<usize>, rhs: usize) {
     let mut r = rng(45);
     for &order in [5usize, 33, 70, 150].iter().filter(|o| orders.contains(o)) {
         for side in SIDES {
             for uplo in UPLOS {
                 for trans in TRANS {
                     let (m, n) = if side == Side::Left {
-                        (order, 6)
+                        (order, rhs)
                     } else {
-                        (6, order)
+                        (rhs, order)
                     };
                     let layout = Layout::ColMajor;
                     let what_a = What::Triangle(uplo, Some(Diag::NonUnit));
@@ -395,19 +420,20 @@ fn an_infinity_in_b_reaches_what_it_reaches_in_reference() {
         // strmm once; strsm on both paths (by inverted blocks, the fragments that meet the
         // Inf solve by substitution).
         let solves: &[bool] = if i == 0 { &[false, true] } else { &[true] };
-        infinity_cases(&p.ctx, solves, &p.orders);
+        infinity_cases(&p.ctx, solves, &p.orders, 5);
     }
     // strmm's block products through image stores, four columns a fragment.
-    infinity_cases(&image_ctx(), &[false], &(0..=usize::MAX));
+    infinity_cases(&image_ctx(), &[false], &(0..=usize::MAX), 5);
     // strsm's inverse products through image stores, four columns of 8 rows a fragment.
     let orders = both_solves()[1].orders.clone();
-    infinity_cases(&inverse_image_ctx(), &[true], &orders);
+    infinity_cases(&inverse_image_ctx(), &[true], &orders, 5);
 }
 
 fn infinity_cases(
     ctx: &fragblas::Context,
     solves: &[bool],
     orders: &std::ops::RangeInclusive<usize>,
+    rhs: usize,
 ) {
     let mut r = rng(46);
     for &solve in solves {
@@ -416,9 +442,9 @@ fn infinity_cases(
                 for uplo in UPLOS {
                     for trans in TRANS {
                         let (m, n) = if side == Side::Left {
-                            (order, 5)
+                            (order, rhs)
                         } else {
-                            (5, order)
+                            (rhs, order)
                         };
                         let layout = Layout::ColMajor;
                         let what_a = What::Triangle(uplo, Some(Diag::NonUnit));

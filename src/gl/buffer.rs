@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 /// and the strip sgemm kernels read one as uniform blocks.
 #[derive(Debug)]
 pub(crate) struct GlBuffer {
-    buffer: glow::Buffer,
+    pub(super) buffer: glow::Buffer,
     pub capacity: usize,
 }
 
@@ -251,6 +251,23 @@ impl Gl {
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(b.buffer));
             self.gl
                 .buffer_sub_data_u8_slice(glow::PIXEL_PACK_BUFFER, 0, &zeros);
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+        }
+        Ok(b)
+    }
+
+    /// A buffer object of `bytes` bytes (at least 16) for a kernel that may ask for a second
+    /// draw: a DrawArraysIndirectCommand of a full-screen triangle and no instances (count
+    /// 3, then 0s) in its first 16 bytes, 0 in every byte after them.
+    pub(crate) fn create_indirect_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        let b = self.create_zeroed_buffer(bytes.max(16))?;
+        let count = 3u32.to_ne_bytes();
+        // SAFETY: `b` is a live buffer of this context of at least 16 bytes; the four bytes
+        // written lie inside it; it is unbound again afterwards.
+        unsafe {
+            self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(b.buffer));
+            self.gl
+                .buffer_sub_data_u8_slice(glow::PIXEL_PACK_BUFFER, 0, &count);
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
         }
         Ok(b)
