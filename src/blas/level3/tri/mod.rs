@@ -597,24 +597,29 @@ impl Tri<'_> {
         let inner = &ctx.inner;
         let gw = APPLY_BLOCK_GRID_WIDTH.min(cols);
         let grid = (gw as u32, cols.div_ceil(gw) as u32);
-        for (kernel, pass) in [(&TRI_APPLY_BLOCK, 0), (&TRI_APPLY_FALLBACK, 1)] {
-            let prog = inner.program(kernel)?;
+        // Both programs before the first draw: marks left by an apply whose fallback never
+        // drew would be taken by the next solve's.
+        let progs = [
+            inner.program(&TRI_APPLY_BLOCK)?,
+            inner.program(&TRI_APPLY_FALLBACK)?,
+        ];
+        for (pass, prog) in progs.iter().enumerate() {
             let gl = inner.enter()?;
-            gl.use_program(&prog);
-            gl.set_texture(&prog, "w", 0, w.surface());
-            gl.set_texture(&prog, "ts", 1, self.ts.surface());
-            gl.set_i32(&prog, "r0", r0 as i32);
-            gl.set_i32(&prog, "r1", (r0 + SOLVE_BLOCK) as i32);
-            gl.set_i32(&prog, "forward", self.form.lower as i32);
-            gl.set_i32(&prog, "unit_diag", (self.diag == Diag::Unit) as i32);
-            gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
-            gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
-            gl.set_i32(&prog, "recip", self.form.recip as i32);
-            gl.set_i32(&prog, "cols", cols as i32);
-            gl.set_i32(&prog, "grid_width", gw as i32);
+            gl.use_program(prog);
+            gl.set_texture(prog, "w", 0, w.surface());
+            gl.set_texture(prog, "ts", 1, self.ts.surface());
+            gl.set_i32(prog, "r0", r0 as i32);
+            gl.set_i32(prog, "r1", (r0 + SOLVE_BLOCK) as i32);
+            gl.set_i32(prog, "forward", self.form.lower as i32);
+            gl.set_i32(prog, "unit_diag", (self.diag == Diag::Unit) as i32);
+            gl.set_i32(prog, "skip_w", self.form.skip_w as i32);
+            gl.set_i32(prog, "skip_t", self.form.skip_t as i32);
+            gl.set_i32(prog, "recip", self.form.recip as i32);
+            gl.set_i32(prog, "cols", cols as i32);
+            gl.set_i32(prog, "grid_width", gw as i32);
             gl.bind_storage_buffer(0, Some(fallback));
             if pass == 0 {
-                gl.set_block_binding(&prog, "Inverse", 0);
+                gl.set_block_binding(prog, "Inverse", 0);
                 let offset = (r0 / SOLVE_BLOCK) * row_bytes;
                 gl.bind_block_range(0, inverses, offset, row_bytes);
                 gl.draw_image_stores(&[w.surface()], grid.0, grid.1);
