@@ -39,7 +39,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::{GlBuffer, Rect, Surface};
+use crate::gl::{Gl, GlBuffer, Program, Rect, Surface};
 use plan::{level_updates, product_levels, solve_plan, tri_call, LeftForm, Step, TriCall};
 
 /// A block product: a diagonal block of a triangular product, or a small update.
@@ -95,9 +95,14 @@ static TRI_APPLY_FALLBACK: Kernel = crate::kernel!("level3/tri_solve.frag")
     .defines(APPLY_FALLBACK_DEFINES)
     .image_stores()
     .storage(1);
-const APPLY_BLOCK_DEFINES: &str =
-    "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1\n#define INV_BLOCK 1";
-const APPLY_FALLBACK_DEFINES: &str = "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1\n#define INV_BLOCK 1\n#define INV_FALLBACK 1";
+/// The defines of [`TRI_APPLY_BLOCK`]; [`TRI_APPLY_FALLBACK`]'s add `INV_FALLBACK`.
+macro_rules! apply_block_defines {
+    () => {
+        "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1\n#define INV_BLOCK 1"
+    };
+}
+const APPLY_BLOCK_DEFINES: &str = apply_block_defines!();
+const APPLY_FALLBACK_DEFINES: &str = concat!(apply_block_defines!(), "\n#define INV_FALLBACK 1");
 /// Right-hand sides (columns of W) from which a solve applies its inverses in place
 /// ([`TRI_APPLY_BLOCK`]): with fewer, a pass has too few fragments (one a column) to beat
 /// [`TRI_APPLY_IMAGE`]'s (H200, session 34: strsm 1024 GPU 2130-2172 us in place against
@@ -582,6 +587,22 @@ impl Tri<'_> {
         solved
     }
 
+    /// Makes `prog` (a kernel of `tri_solve.frag`) current with what every pass of it reads
+    /// for the diagonal block of rows `[r0, r1)` of `w`: W, Ts, the block and the solve's
+    /// form (direction, diagonal, reference's zero tests and division).
+    fn set_block_solve(&self, gl: &Gl, prog: &Program, w: &Buffer, (r0, r1): (usize, usize)) {
+        gl.use_program(prog);
+        gl.set_texture(prog, "w", 0, w.surface());
+        gl.set_texture(prog, "ts", 1, self.ts.surface());
+        gl.set_i32(prog, "r0", r0 as i32);
+        gl.set_i32(prog, "r1", r1 as i32);
+        gl.set_i32(prog, "forward", self.form.lower as i32);
+        gl.set_i32(prog, "unit_diag", (self.diag == Diag::Unit) as i32);
+        gl.set_i32(prog, "skip_w", self.form.skip_w as i32);
+        gl.set_i32(prog, "skip_t", self.form.skip_t as i32);
+        gl.set_i32(prog, "recip", self.form.recip as i32);
+    }
+
     /// The diagonal block of rows `[r0, r0 + SOLVE_BLOCK)` of W solved by its inverse, in
     /// place: one pass of [`TRI_APPLY_BLOCK`] with the block's inverse bound from `inverses`
     /// (`row_bytes` a block) as the uniform block `Inverse`, then [`TRI_APPLY_FALLBACK`]
@@ -605,16 +626,7 @@ impl Tri<'_> {
         ];
         for (pass, prog) in progs.iter().enumerate() {
             let gl = inner.enter()?;
-            gl.use_program(prog);
-            gl.set_texture(prog, "w", 0, w.surface());
-            gl.set_texture(prog, "ts", 1, self.ts.surface());
-            gl.set_i32(prog, "r0", r0 as i32);
-            gl.set_i32(prog, "r1", (r0 + SOLVE_BLOCK) as i32);
-            gl.set_i32(prog, "forward", self.form.lower as i32);
-            gl.set_i32(prog, "unit_diag", (self.diag == Diag::Unit) as i32);
-            gl.set_i32(prog, "skip_w", self.form.skip_w as i32);
-            gl.set_i32(prog, "skip_t", self.form.skip_t as i32);
-            gl.set_i32(prog, "recip", self.form.recip as i32);
+            self.set_block_solve(gl, prog, w, (r0, r0 + SOLVE_BLOCK));
             gl.set_i32(prog, "cols", cols as i32);
             gl.set_i32(prog, "grid_width", gw as i32);
             gl.bind_storage_buffer(0, Some(fallback));
@@ -656,16 +668,7 @@ impl Tri<'_> {
                     let out = inner.take_surface(l.width, l.height)?;
                     let rect = Self::rows_rect(r0, r1, cols);
                     let gl = inner.enter()?;
-                    gl.use_program(&prog);
-                    gl.set_texture(&prog, "w", 0, w.surface());
-                    gl.set_texture(&prog, "ts", 1, self.ts.surface());
-                    gl.set_i32(&prog, "r0", r0 as i32);
-                    gl.set_i32(&prog, "r1", r1 as i32);
-                    gl.set_i32(&prog, "forward", self.form.lower as i32);
-                    gl.set_i32(&prog, "unit_diag", (self.diag == Diag::Unit) as i32);
-                    gl.set_i32(&prog, "skip_w", self.form.skip_w as i32);
-                    gl.set_i32(&prog, "skip_t", self.form.skip_t as i32);
-                    gl.set_i32(&prog, "recip", self.form.recip as i32);
+                    self.set_block_solve(gl, &prog, w, (r0, r1));
                     if let Some(inv) = inv {
                         gl.set_texture(&prog, "inv", 2, inv);
                     }
