@@ -180,10 +180,23 @@ void main() {
 // multiply-adds), and writes them to out_image (not W: other fragments still read the
 // block's rows of W). A texel of a column whose sum is not finite substitutes, as above.
 // TEXELS and COLS are defined before this file.
+//
+// With PACKED_W (COLS 4: the fragment's columns are column group g.y of W) the solved rows
+// also go into the strip kernels' op(B) quads of all of W's rows, `wp_out` (texel
+// (2q + a, 2l + b) holds row l of columns 4j..4j+3, j = 4q + a + 2b), from which every
+// later update of the solve reads them (no pack of them for each update); rows past the
+// block's end (past the matrix) and columns past cols are 0 there, as the strip kernels
+// read them. out_image is then a texture that becomes W's when the solve is done.
 uniform sampler2D inv;
 uniform int cols;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D out_image;
+#ifdef PACKED_W
+#if COLS != 4
+#error "PACKED_W writes a column group of 4 a fragment"
+#endif
+layout(binding = 1, rgba32f) writeonly uniform highp image2D wp_out;
+#endif
 
 void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
@@ -224,6 +237,32 @@ void main() {
         }
         // Rows past the block (past the matrix) keep W's values.
         bvec4 mine = lessThan(ivec4(4 * x) + lanes, ivec4(r1));
+#ifdef PACKED_W
+        for (int col = 0; col < 4; ++col) {
+            vec4 v = vec4(0.0);
+            ivec2 q = ivec2(x, y0 + col);
+            if (q.y < cols) {
+                if (finite(acc[t * COLS + col])) {
+                    v = acc[t * COLS + col];
+                } else {
+                    v = substitute(q);
+                }
+                imageStore(out_image, q, select4(texelFetch(w, q, 0), v, mine));
+                v = select4(vec4(0.0), v, mine);
+            }
+            acc[t * COLS + col] = v;
+        }
+        // The four columns' rows 4x..4x+3, transposed: a texel of the quads a row.
+        vec4 a0 = acc[t * COLS];
+        vec4 a1 = acc[t * COLS + 1];
+        vec4 a2 = acc[t * COLS + 2];
+        vec4 a3 = acc[t * COLS + 3];
+        ivec2 at = ivec2(2 * (g.y >> 2) + (g.y & 1), ((g.y >> 1) & 1) + 8 * x);
+        imageStore(wp_out, at, vec4(a0.x, a1.x, a2.x, a3.x));
+        imageStore(wp_out, at + ivec2(0, 2), vec4(a0.y, a1.y, a2.y, a3.y));
+        imageStore(wp_out, at + ivec2(0, 4), vec4(a0.z, a1.z, a2.z, a3.z));
+        imageStore(wp_out, at + ivec2(0, 6), vec4(a0.w, a1.w, a2.w, a3.w));
+#else
         for (int col = 0; col < COLS; ++col) {
             int y = y0 + col;
             if (y >= cols) {
@@ -238,6 +277,7 @@ void main() {
             }
             imageStore(out_image, q, r);
         }
+#endif
     }
 }
 

@@ -12,7 +12,7 @@ pub(crate) mod tune;
 use crate::blas::level3::gemm::kernel::{candidates, default_kernel, GemmKernel};
 use crate::blas::level3::gemm::passes::{
     generic_pass, multiply, strip_multiply, strip_multiply_part, strip_pair_packs, GemmCall,
-    PackedStrips, StripA,
+    PackedStrips, StripA, StripB,
 };
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
 use crate::blas::level3::gemm::tune::{remembered, should_time};
@@ -21,6 +21,7 @@ use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::error::{Error, Result};
+use crate::gl::Surface;
 
 impl Context {
     /// The kernel for `GemmKernel::Auto`: the tuner's choice for the shape's class (timing
@@ -252,7 +253,8 @@ impl Context {
             };
             let rect = call.rect();
             let blocks = StripA::Own(blocks);
-            if let Some(out) = strip_multiply(&self.inner, kernel, &call, blocks, bt)? {
+            if let Some(out) = strip_multiply(&self.inner, kernel, &call, blocks, StripB::Own(bt))?
+            {
                 install(&self.inner, c, out, rect)?;
             }
         }
@@ -307,22 +309,71 @@ impl Context {
         beta: f32,
         c: &mut Buffer,
     ) -> Result<()> {
-        let a = Src::Buf(shared.a);
-        if alpha == 0.0 || s.k == 0 || !self.inner.image_store_paths {
-            return self.gemm_shape_with(GemmKernel::Auto, s, alpha, a, b, beta, c);
+        if alpha != 0.0
+            && s.k != 0
+            && self.gemm_block_on_strips(s, shared, at, alpha, (b, None), beta, c)?
+        {
+            return Ok(());
+        }
+        let kernel = match alpha == 0.0 || s.k == 0 || !self.inner.image_store_paths {
+            true => GemmKernel::Auto,
+            false => self.auto_kernel(s, shared.a, b.or(c), c)?,
+        };
+        self.gemm_shape_with(kernel, s, alpha, Src::Buf(shared.a), b, beta, c)
+    }
+
+    /// [`Context::gemm_block`] whose op(B) is already packed: rows from `k_off` of `quads`,
+    /// the strip kernels' quads of a larger op(B) (`passes::StripB::Rows`; `b` is the buffer
+    /// they were packed from, for the kernel's choice). `Ok(false)`, with nothing drawn,
+    /// where the product would not run on the strip kernels with the shared op(A)'s pack:
+    /// the caller then makes it another way.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn gemm_block_packed_b(
+        &self,
+        s: &GemmShape,
+        shared: &mut SharedA,
+        at: (usize, usize),
+        alpha: f32,
+        (b, quads, k_off): (Src, &Surface, usize),
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<bool> {
+        if alpha == 0.0 || s.k == 0 {
+            return Ok(false);
+        }
+        self.gemm_block_on_strips(s, shared, at, alpha, (b, Some((quads, k_off))), beta, c)
+    }
+
+    /// The strip-kernel form of [`Context::gemm_block`] (op(B) packed now, or rows of
+    /// `quads`); `Ok(false)` where it does not apply.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_block_on_strips(
+        &self,
+        s: &GemmShape,
+        shared: &mut SharedA,
+        at: (usize, usize),
+        alpha: f32,
+        (b, quads): (Src, Option<(&Surface, usize)>),
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<bool> {
+        if !self.inner.image_store_paths {
+            return Ok(false);
         }
         let cr: &Buffer = c;
         let kernel = self.auto_kernel(s, shared.a, b.or(cr), cr)?;
-        let strip = kernel.is_strip();
-        if strip && shared.packed.is_none() {
+        if !kernel.is_strip() {
+            return Ok(false);
+        }
+        if shared.packed.is_none() {
             shared.packed = PackedStrips::new(&self.inner, &shared.whole, shared.a)?;
         }
-        let part = match &shared.packed {
-            Some(p) if strip => p.window(s, at).map(|w| (p, w)),
-            _ => None,
-        };
-        let Some((packed, window)) = part else {
-            return self.gemm_shape_with(kernel, s, alpha, a, b, beta, c);
+        let Some((packed, window)) = shared
+            .packed
+            .as_ref()
+            .and_then(|p| p.window(s, at).map(|w| (p, w)))
+        else {
+            return Ok(false);
         };
         let call = GemmCall {
             s,
@@ -333,10 +384,10 @@ impl Context {
             c: cr,
         };
         let rect = call.rect();
-        match strip_multiply_part(&self.inner, kernel, &call, packed, window)? {
-            Some(out) => install(&self.inner, c, out, rect),
-            None => Ok(()),
+        if let Some(out) = strip_multiply_part(&self.inner, kernel, &call, packed, window, quads)? {
+            install(&self.inner, c, out, rect)?;
         }
+        Ok(true)
     }
 }
 

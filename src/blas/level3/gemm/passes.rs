@@ -476,10 +476,7 @@ fn strip_plan(inner: &Inner, kernel: GemmKernel, s: &GemmShape) -> StripPlan {
 /// Size of the packed op(B) of the strip kernels (quads of texels of 4 columns, zero rows
 /// up to a multiple of 4 values of k).
 fn strip_bt_size(s: &GemmShape) -> (u32, u32) {
-    (
-        2 * s.n.div_ceil(16).max(1) as u32,
-        2 * s.k.next_multiple_of(4).max(1) as u32,
-    )
+    quads_size(s.n, s.k)
 }
 
 /// Whether operand `x` (a buffer and how an sgemm reads it) is operand `y` transposed: the
@@ -574,7 +571,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     // Where op(B) is op(A)^T (ssyrk), the packs read the same texels: one pass writes both.
     if inner.image_store_paths && s.m == s.n && reads_transposed((a, s.a), (b, s.b)) {
         let (blocks, bt) = strip_twin_pack(inner, &plan, s, a, s.a)?;
-        return strip_multiply(inner, kernel, call, StripA::Own(blocks), bt);
+        return strip_multiply(inner, kernel, call, StripA::Own(blocks), StripB::Own(bt));
     }
     let blocks = if inner.image_store_paths {
         let size = (strip_a_size(&plan), plan.buffer_bytes());
@@ -608,7 +605,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
     };
     let bt_size = strip_bt_size(s);
     let bt = pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?;
-    strip_multiply(inner, kernel, call, StripA::Own(blocks), bt)
+    strip_multiply(inner, kernel, call, StripA::Own(blocks), StripB::Own(bt))
 }
 
 /// op(A) of a product packed once into the strip kernels' uniform blocks (image stores
@@ -670,30 +667,56 @@ pub(crate) fn strip_multiply_part(
     call: &GemmCall,
     packed: &PackedStrips,
     at: StripWindow,
+    rows: Option<(&Surface, usize)>,
 ) -> Result<Option<Surface>> {
     let s = call.s;
-    let bt = pack_sized(
-        inner,
-        call.b,
-        by_columns(s.b),
-        (s.n, s.k),
-        strip_bt_size(s),
-        Place::Quads,
-    )?;
-    strip_multiply(inner, kernel, call, StripA::Part(packed, at), bt)
+    let b = match rows {
+        Some((bt, k_off)) => StripB::Rows(bt, k_off),
+        None => StripB::Own(pack_sized(
+            inner,
+            call.b,
+            by_columns(s.b),
+            (s.n, s.k),
+            strip_bt_size(s),
+            Place::Quads,
+        )?),
+    };
+    strip_multiply(inner, kernel, call, StripA::Part(packed, at), b)
+}
+
+/// The size of the strip kernels' quads of op(B) for an `n`-column op(B) of `k` terms.
+pub(crate) fn quads_size(n: usize, k: usize) -> (u32, u32) {
+    (
+        2 * n.div_ceil(16).max(1) as u32,
+        2 * k.next_multiple_of(4).max(1) as u32,
+    )
+}
+
+/// The quads of op(B) a strip-kernel product reads.
+pub(crate) enum StripB<'a> {
+    /// Packed for this product (the texture goes back to the pool after it).
+    Own(Surface),
+    /// Rows from the given one of a larger op(B)'s quads, packed by the caller: the
+    /// product's term t is row `k_off + t`. Its rows past the product's terms, up to a
+    /// multiple of 4, must be zeros where op(A)'s are not (strsm's solved rows:
+    /// `Tri::solve`).
+    Rows(&'a Surface, usize),
 }
 
 /// The strip kernels' multiply and merge on packed operands (`a` op(A)'s uniform blocks,
-/// `bt` op(B)'s quads, which goes back to the pool): `None` where the multiply
-/// ([`strips_in_place`]) or the merge wrote C in place, else C's new texture for
-/// `install`.
+/// `b` op(B)'s quads): `None` where the multiply ([`strips_in_place`]) or the merge wrote C
+/// in place, else C's new texture for `install`.
 pub(crate) fn strip_multiply(
     inner: &Inner,
     kernel: GemmKernel,
     call: &GemmCall,
     a: StripA,
-    bt: Surface,
+    b: StripB,
 ) -> Result<Option<Surface>> {
+    let (bt, k_off) = match &b {
+        StripB::Own(bt) => (bt, 0),
+        StripB::Rows(bt, k_off) => (*bt, *k_off),
+    };
     let s = call.s;
     let (mul, merge) = kernel.kernels();
     let plan = strip_plan(inner, kernel, s);
@@ -731,7 +754,7 @@ pub(crate) fn strip_multiply(
     let gl = inner.enter()?;
     let setup = |prog: &Program| {
         gl.use_program(prog);
-        gl.set_texture(prog, "bt", 0, &bt);
+        gl.set_texture(prog, "bt", 0, bt);
         gl.set_i32(prog, "quads", plan.quads as i32);
         set_update_uniforms(gl, prog, s, call.alpha, call.beta);
         set_terms(gl, prog, s.terms);
@@ -761,7 +784,7 @@ pub(crate) fn strip_multiply(
         // of op(A)'s block and at row k0 + l = t of op(B)'s quads.
         let k0 = (chunk * STRIP_KC) as i32 - shift as i32;
         if d == 0 || draws[d - 1].chunk != chunk {
-            gl.set_i32(prog, "k0", k0);
+            gl.set_i32(prog, "k0", k0 + k_off as i32);
             let kc = (s.k - chunk * STRIP_KC).min(STRIP_KC).next_multiple_of(4);
             gl.set_i32(prog, "kc", kc as i32);
         }
@@ -809,7 +832,9 @@ pub(crate) fn strip_multiply(
             }
         });
     }
-    inner.give_surface(bt);
+    if let StripB::Own(bt) = b {
+        inner.give_surface(bt);
+    }
     if let StripA::Own(blocks) = a {
         inner.give_block_buffer(blocks);
     }

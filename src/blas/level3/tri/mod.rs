@@ -31,6 +31,7 @@ use crate::blas::level2::matrix::{Matrix, Shape, Storage};
 use crate::blas::level2::trsv::{invert_blocks, SOLVE_BLOCK};
 use crate::blas::level3::blocks::{expand, pitched, release, window_axpby, Fill, Win};
 use crate::blas::level3::gemm::kernel::GemmKernel;
+use crate::blas::level3::gemm::passes::quads_size;
 use crate::blas::level3::gemm::shape::{GemmShape, Operand, Terms, Window};
 use crate::blas::level3::gemm::{SharedA, Src};
 use crate::blas::passes::install;
@@ -79,6 +80,17 @@ static TRI_APPLY_IMAGE: Kernel = crate::kernel!("level3/tri_solve.frag")
         "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 4\n#define TEXELS 2",
     )
     .image_stores();
+/// [`TRI_APPLY_IMAGE`] writing the solved rows into the strip kernels' op(B) quads of all of
+/// W's rows (`PACKED_W`), which the solve's updates read, instead of into a scratch texture
+/// copied into W: no copy of each block into W, no pack of W's rows for each update; the
+/// quads go back into W once at the end ([`TRI_UNPACK`]).
+static TRI_APPLY_PACKED: Kernel = crate::kernel!("level3/tri_solve.frag")
+    .defines(
+        "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 4\n#define TEXELS 2\n#define PACKED_W 1",
+    )
+    .image_stores();
+/// W's rows copied back from the quads [`TRI_APPLY_PACKED`] wrote.
+static TRI_UNPACK: Kernel = crate::kernel!("level3/tri_unpack.frag").image_stores();
 /// [`TRI_APPLY_IMAGE`] for a block of exactly [`SOLVE_BLOCK`] rows: the block's inverse in a
 /// uniform block (`Inverse`, one row of the inversion's texture), a fragment a column of
 /// the block, written in place; a column whose sums are not all finite is left to
@@ -117,12 +129,14 @@ static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag").de
 );
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 8] = [
+pub(crate) const KERNELS: [&Kernel; 10] = [
     &TRI_BLOCK,
     &TRI_BLOCK_IMAGE,
     &TRI_SOLVE,
     &TRI_APPLY,
     &TRI_APPLY_IMAGE,
+    &TRI_APPLY_PACKED,
+    &TRI_UNPACK,
     &TRI_APPLY_BLOCK,
     &TRI_APPLY_FALLBACK,
     &TRI_APPLY_EVERY_LANE,
@@ -219,14 +233,7 @@ impl Tri<'_> {
             let whole = (Part::All, 0);
             return self.block_pass(ctx, (out, from), whole, (alpha, beta), w, cols, c);
         }
-        let s = GemmShape::block(
-            (out.1 - out.0, cols, from.1 - from.0),
-            self.t_operand(out.0, from.0),
-            Operand::at(from.0, ldw, false),
-            ldw,
-            out.0,
-            Window::Full,
-        );
+        let s = self.update_shape((out, from), ldw, cols);
         match shared {
             Some(t) => ctx.gemm_block(&s, t, (out.0, from.0), alpha, w, beta, c),
             None => {
@@ -234,6 +241,24 @@ impl Tri<'_> {
                 ctx.gemm_shape_with(GemmKernel::Auto, &s, alpha, t, w, beta, c)
             }
         }
+    }
+
+    /// The sgemm of [`Tri::update`]: rows `out` of W (leading dimension `ldw`, `cols`
+    /// columns) from T's block in those rows and the columns `from`, times W's rows `from`.
+    fn update_shape(
+        &self,
+        (out, from): ((usize, usize), (usize, usize)),
+        ldw: usize,
+        cols: usize,
+    ) -> GemmShape {
+        GemmShape::block(
+            (out.1 - out.0, cols, from.1 - from.0),
+            self.t_operand(out.0, from.0),
+            Operand::at(from.0, ldw, false),
+            ldw,
+            out.0,
+            Window::Full,
+        )
     }
 
     /// T from row `r` and column `l` as an sgemm's op(A): `Ts^T` (T = Ts^T), or with
@@ -551,7 +576,23 @@ impl Tri<'_> {
         // Where its kernels run, the inverses also go into a buffer of uniform blocks (a
         // block's a texture row of `inv`) for the applies of whole blocks in place
         // (`Tri::apply_block`), with the buffer of their fallback.
+        // Where the updates can read them, the applies write W's solved rows as the strip
+        // kernels' op(B) quads (`TRI_APPLY_PACKED`), copied back into W at the end.
+        let (qw, qh) = quads_size(cols, order);
+        let max = inner.info.max_texture_size;
+        let packed = image && qw <= max && qh <= max && TRI_UNPACK.runs_on(&inner.info);
+        // (W's next texture, which the packed applies write as well: the solved rows where
+        // they lie, every texel of W's rows.)
+        let l = w.layout();
+        let quads = match packed {
+            true => Some((
+                inner.take_surface(qw, qh)?,
+                inner.take_surface(l.width, l.height)?,
+            )),
+            false => None,
+        };
         let in_place = image
+            && !packed
             && cols >= APPLY_IN_PLACE_MIN_COLS
             && TRI_APPLY_BLOCK.runs_on(&inner.info)
             && TRI_APPLY_FALLBACK.runs_on(&inner.info);
@@ -572,7 +613,20 @@ impl Tri<'_> {
         let steps = (base, kernel);
         let blocks = inv_blocks.as_ref().map(|(b, f)| (b, f));
         let inverse = (inv.as_ref(), blocks);
-        let solved = self.solve_steps(ctx, (w, ldw, cols), steps, inverse, &mut shared);
+        let solved = self.solve_steps(
+            ctx,
+            (w, ldw, cols),
+            steps,
+            inverse,
+            (&mut shared, quads.as_ref().map(|(q, n)| (q, n))),
+        );
+        if let Some((q, next)) = quads {
+            inner.give_surface(q);
+            match solved {
+                Ok(()) => inner.give_surface(w.replace_surface(next)),
+                Err(_) => inner.give_surface(next),
+            }
+        }
         shared.release(ctx);
         if let Some(inv) = inv {
             inner.give_surface(inv);
@@ -642,20 +696,72 @@ impl Tri<'_> {
         Ok(())
     }
 
+    /// Rows `[r0, r1)` of W (`cols` columns; r0 a multiple of 4) copied back from `quads`,
+    /// where [`TRI_APPLY_PACKED`] wrote them.
+    fn unpack(
+        &self,
+        ctx: &Context,
+        quads: &Surface,
+        w: &Buffer,
+        (r0, r1): (usize, usize),
+        cols: usize,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let prog = inner.program(&TRI_UNPACK)?;
+        let rect = Self::rows_rect(r0, r1, cols);
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        gl.set_texture(&prog, "w", 0, w.surface());
+        gl.set_texture(&prog, "wp", 1, quads);
+        gl.set_i32(&prog, "x0", rect.0 as i32);
+        gl.set_i32(&prog, "r1", r1 as i32);
+        gl.set_i32(&prog, "cols", cols as i32);
+        gl.draw_image_stores(&[w.surface()], rect.2, cols.div_ceil(4) as u32);
+        Ok(())
+    }
+
     /// The steps of [`Tri::solve`]'s plan on blocks of `base` rows, each diagonal block one
     /// pass of `kernel` (with `inv`, the blocks' inverses), each update an sgemm on
-    /// `shared` T.
+    /// `shared` T. With `quads` (the quads and W's next texture), each block by
+    /// [`TRI_APPLY_PACKED`] into both, and each update reading its rows of W from the quads
+    /// (where a strip kernel makes it; elsewhere they are copied back into W first); the
+    /// caller then gives W the next texture.
     fn solve_steps(
         &self,
         ctx: &Context,
         (w, ldw, cols): (&mut Buffer, usize, usize),
         (base, kernel): (usize, &Kernel),
         (inv, inv_blocks): (Option<&Surface>, Option<(&GlBuffer, &GlBuffer)>),
-        shared: &mut SharedA,
+        (shared, quads): (&mut SharedA, Option<(&Surface, &Surface)>),
     ) -> Result<()> {
         let inner = &ctx.inner;
         let image = inv.is_some() && inner.image_store_paths;
         for step in solve_plan(self.form.order, base, self.form.lower) {
+            match (step, quads) {
+                (Step::Base(r0, r1), Some((q, next))) => {
+                    let prog = inner.program(&TRI_APPLY_PACKED)?;
+                    let gl = inner.enter()?;
+                    self.set_block_solve(gl, &prog, w, (r0, r1));
+                    gl.set_texture(&prog, "inv", 2, inv.expect("packed solves invert"));
+                    gl.set_i32(&prog, "cols", cols as i32);
+                    let texels = Self::rows_rect(r0, r1, cols).2;
+                    // Every column group of the quads: those past cols get zeros.
+                    let groups = 4 * cols.div_ceil(16) as u32;
+                    let grid = (texels.div_ceil(APPLY_IMAGE_TEXELS as u32), groups);
+                    gl.draw_image_stores(&[next, q], grid.0, grid.1);
+                    continue;
+                }
+                (Step::Update { out, from }, Some((q, _))) => {
+                    let s = self.update_shape((out, from), ldw, cols);
+                    let b = (Src::C, q, from.0);
+                    let at = (out.0, from.0);
+                    if ctx.gemm_block_packed_b(&s, shared, at, -1.0, b, 1.0, w)? {
+                        continue;
+                    }
+                    self.unpack(ctx, q, w, from, cols)?;
+                }
+                _ => {}
+            }
             match step {
                 Step::Base(r0, r1) if r1 - r0 == SOLVE_BLOCK && inv_blocks.is_some() => {
                     let blocks = inv_blocks.expect("tested in the guard");
