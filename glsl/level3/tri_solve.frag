@@ -32,13 +32,7 @@ uniform int recip;
 
 layout(location = 0) out vec4 result;
 
-#if APPLY && defined(INV_BLOCK)
-layout(binding = 0, rgba32f) writeonly uniform highp image2D out_image;
-#endif
-
-// The texel p of W after the block's substitution. With INV_BLOCK (W written in place) it
-// also stores every texel of p's column in the block as soon as its four rows are solved:
-// later steps read only rows after them in solve order.
+// The texel p of W after the block's substitution.
 vec4 substitute(ivec2 p) {
     int i0 = 4 * p.x;
     vec4 result = texelFetch(w, p, 0);
@@ -52,9 +46,6 @@ vec4 substitute(ivec2 p) {
     int rows = r1 - r0;
     float sol[STEP];
     bool live[STEP];
-#if APPLY && defined(INV_BLOCK)
-    vec4 column = vec4(0.0);
-#endif
     for (int k = 0; k < rows; ++k) {
         int r = first + dir * k;
         float v = texelFetch(w, ivec2(r >> 2, p.y), 0)[r & 3];
@@ -80,98 +71,11 @@ vec4 substitute(ivec2 p) {
         if (r >= i0 && r < i0 + 4) {
             result[r - i0] = v;
         }
-#if APPLY && defined(INV_BLOCK)
-        column[r & 3] = v;
-        if ((r & 3) == (forward != 0 ? 3 : 0)) {
-            imageStore(out_image, ivec2(r >> 2, p.y), column);
-        }
-#endif
     }
     return result;
 }
 
-#if APPLY && defined(INV_BLOCK)
-
-// On GPUs with image stores, a block of exactly NB rows (r0 a multiple of NB), one column of
-// W a fragment (y = g.y * grid_width + g.x), written in place (no other fragment reads the
-// column): two kernels.
-//
-// The apply: the block's inverse is a uniform block (`inv_b[c * NB/4 + f]`: rows
-// 4f..4f+3 of column c, the texture row of `inv` that PASS 2 wrote), read by every fragment
-// alike; the fragment sums the inverse's NB/4 row texels times its column of the block (a
-// texel of W a fetch, NB multiply-adds per row texel). Where every sum is finite it writes
-// them. Where one is not, it writes nothing, marks its column in `failed` and sets the
-// fallback's indirect draw to one instance. (The substitution in this kernel, even where
-// no fragment takes it, made the H200 pass 2.5x slower: its arrays and loops cost the
-// sums their registers.)
-//
-// The fallback (INV_FALLBACK), drawn indirectly (no instances unless a column failed):
-// each marked column is substituted, all of its block, as reference's loops do (the
-// substitution stores its texels), and its mark and the draw's instances are set back to
-// 0 for the next block.
-layout(std430, binding = 0) buffer Fallback {
-    uint command[4];    // glDrawArraysIndirect's: count (3), instances, first, base instance
-    uint failed[];      // 1 where column y is to be substituted
-};
-uniform int cols;
-uniform int grid_width;
-
-#ifdef INV_FALLBACK
-
-void main() {
-    ivec2 g = ivec2(gl_FragCoord.xy);
-    int y = g.y * grid_width + g.x;
-    if (y >= cols || failed[y] == 0u) {
-        return;
-    }
-    failed[y] = 0u;
-    command[1] = 0u;
-    substitute(ivec2(r0 >> 2, y));
-}
-
-#else
-
-layout(std140) uniform Inverse {
-    vec4 inv_b[NB * NB / 4];
-};
-
-void main() {
-    ivec2 g = ivec2(gl_FragCoord.xy);
-    int y = g.y * grid_width + g.x;
-    if (y >= cols) {
-        return;
-    }
-    const int NB4 = NB / 4;
-    int x0 = r0 >> 2;
-    vec4 acc[NB4];
-    for (int t = 0; t < NB4; ++t) {
-        acc[t] = vec4(0.0);
-    }
-    for (int k = 0; k < NB4; ++k) {
-        vec4 wv = texelFetch(w, ivec2(x0 + k, y), 0);
-        int c = 4 * k * NB4;
-        for (int t = 0; t < NB4; ++t) {
-            acc[t] += inv_b[c + t] * wv.x + inv_b[c + NB4 + t] * wv.y +
-                      inv_b[c + 2 * NB4 + t] * wv.z + inv_b[c + 3 * NB4 + t] * wv.w;
-        }
-    }
-    bool sums = true;
-    for (int t = 0; t < NB4; ++t) {
-        sums = sums && finite(acc[t]);
-    }
-    if (sums) {
-        for (int t = 0; t < NB4; ++t) {
-            imageStore(out_image, ivec2(x0 + t, y), acc[t]);
-        }
-    } else {
-        failed[y] = 1u;
-        command[1] = 1u;
-    }
-}
-
-#endif
-
-#elif APPLY && COLS > 1
+#if APPLY && COLS > 1
 
 // On GPUs with image stores: fragment (g.x, g.y) computes the texels TEXELS*g.x ..
 // +TEXELS-1 of the block's rows in the COLS columns from g.y*COLS, fetching each texel of W

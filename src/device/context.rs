@@ -497,32 +497,6 @@ impl Inner {
         }
     }
 
-    /// A uniform-block buffer of at least `bytes` bytes for a solve's inverted blocks.
-    pub(crate) fn take_inverse_buffer(&self, bytes: usize) -> Result<GlBuffer> {
-        let gl = self.enter()?;
-        self.kept.take_inverse_buffer(gl, bytes)
-    }
-
-    /// Keeps the inverses' buffer for the next use.
-    pub(crate) fn give_inverse_buffer(&self, b: GlBuffer) {
-        if let Ok(gl) = self.enter() {
-            self.kept.give_inverse_buffer(gl, b);
-        }
-    }
-
-    /// A buffer for a kernel that may ask for a second draw (`Gl::create_indirect_buffer`).
-    pub(crate) fn take_fallback_buffer(&self, bytes: usize) -> Result<GlBuffer> {
-        let gl = self.enter()?;
-        self.kept.take_fallback_buffer(gl, bytes)
-    }
-
-    /// Keeps the fallback buffer for the next use.
-    pub(crate) fn give_fallback_buffer(&self, b: GlBuffer) {
-        if let Ok(gl) = self.enter() {
-            self.kept.give_fallback_buffer(gl, b);
-        }
-    }
-
     /// The storage buffers of a product that adds its chunks in its own draw: partial sums
     /// of at least `partials` bytes and arrival counts (all 0) of at least `arrivals` bytes.
     pub(crate) fn take_fold_buffers(

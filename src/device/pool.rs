@@ -29,8 +29,6 @@ pub(crate) struct Resources {
     block_buffer: RefCell<Option<GlBuffer>>,
     unpack_buffer: RefCell<Option<GlBuffer>>,
     partials_buffer: RefCell<Option<GlBuffer>>,
-    inverse_buffer: RefCell<Option<GlBuffer>>,
-    fallback_buffer: RefCell<Option<GlBuffer>>,
     arrivals_buffer: RefCell<Option<GlBuffer>>,
 }
 
@@ -82,29 +80,6 @@ impl Resources {
         keep(gl, &self.block_buffer, b);
     }
 
-    /// A uniform-block buffer of at least `bytes` bytes for the inverted diagonal blocks of
-    /// a solve (beside the one [`Resources::take_block_buffer`] gives its updates).
-    pub(crate) fn take_inverse_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
-        take_kept(gl, &self.inverse_buffer, bytes, Gl::create_block_buffer)
-    }
-
-    /// Keeps the inverses' buffer for the next use.
-    pub(crate) fn give_inverse_buffer(&self, gl: &Gl, b: GlBuffer) {
-        keep(gl, &self.inverse_buffer, b);
-    }
-
-    /// A buffer of at least `bytes` bytes for a kernel that may ask for a second draw
-    /// ([`Gl::create_indirect_buffer`]: an indirect command of no instances, then flags all 0;
-    /// the second draw sets back what the first set).
-    pub(crate) fn take_fallback_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
-        take_kept(gl, &self.fallback_buffer, bytes, Gl::create_indirect_buffer)
-    }
-
-    /// Keeps the fallback buffer for the next use.
-    pub(crate) fn give_fallback_buffer(&self, gl: &Gl, b: GlBuffer) {
-        keep(gl, &self.fallback_buffer, b);
-    }
-
     /// A storage buffer of at least `bytes` bytes for the partial sums of a product that
     /// adds its chunks in its own draw.
     pub(crate) fn take_partials_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
@@ -148,8 +123,6 @@ impl Resources {
             &self.block_buffer,
             &self.unpack_buffer,
             &self.partials_buffer,
-            &self.inverse_buffer,
-            &self.fallback_buffer,
             &self.arrivals_buffer,
         ] {
             if let Some(b) = slot.borrow_mut().take() {

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 /// and the strip sgemm kernels read one as uniform blocks.
 #[derive(Debug)]
 pub(crate) struct GlBuffer {
-    pub(super) buffer: glow::Buffer,
+    buffer: glow::Buffer,
     pub capacity: usize,
 }
 
@@ -243,28 +243,14 @@ impl Gl {
     /// A buffer object of `bytes` bytes, every byte 0, for storage blocks the GPU reads and
     /// writes (the product kernels' arrival counts).
     pub(crate) fn create_zeroed_buffer(&self, bytes: usize) -> Result<GlBuffer> {
-        self.create_filled_buffer(bytes, &[])
-    }
-
-    /// A buffer object of `bytes` bytes (at least 16) for a kernel that may ask for a second
-    /// draw: a DrawArraysIndirectCommand of a full-screen triangle and no instances (count
-    /// 3, then 0s) in its first 16 bytes, 0 in every byte after them.
-    pub(crate) fn create_indirect_buffer(&self, bytes: usize) -> Result<GlBuffer> {
-        self.create_filled_buffer(bytes.max(16), &3u32.to_ne_bytes())
-    }
-
-    /// A buffer object of `bytes` bytes (or GlBuffer's least size) that starts with `head`
-    /// and is 0 after it.
-    fn create_filled_buffer(&self, bytes: usize, head: &[u8]) -> Result<GlBuffer> {
         let b = self.create_pixel_buffer(bytes, glow::DYNAMIC_COPY)?;
-        let mut data = vec![0u8; b.capacity];
-        data[..head.len()].copy_from_slice(head);
+        let zeros = vec![0u8; b.capacity];
         // SAFETY: `b` is a live buffer of this context with exactly `b.capacity` bytes; the
         // data covers all of them; it is unbound again afterwards.
         unsafe {
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(b.buffer));
             self.gl
-                .buffer_sub_data_u8_slice(glow::PIXEL_PACK_BUFFER, 0, &data);
+                .buffer_sub_data_u8_slice(glow::PIXEL_PACK_BUFFER, 0, &zeros);
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
         }
         Ok(b)

@@ -3,7 +3,7 @@
 
 use glow::HasContext;
 
-use super::{Gl, GlBuffer, GlWork, Rect, Surface};
+use super::{Gl, GlWork, Rect, Surface};
 
 impl Gl {
     /// Turns additive blending (destination += fragment output) on or off for every target.
@@ -110,26 +110,12 @@ impl Gl {
         self.draw_image_store_rects(images, &[(0, 0, w, h)], |_| {});
     }
 
-    /// [`Gl::draw_image_stores`] as an indirect draw whose command (glDrawArraysIndirect's
-    /// four words: count 3, instances, first 0, base instance 0) is the start of `command`:
-    /// a draw the GPU skips where an earlier kernel left its instances at 0, with no wait on
-    /// the host. The command's writer must have been followed by a barrier (every image-store
-    /// draw ends with one).
-    pub(crate) fn draw_image_stores_indirect(
-        &self,
-        images: &[&Surface],
-        (w, h): (u32, u32),
-        command: &GlBuffer,
-    ) {
-        self.image_store_draws(images, &[(0, 0, w, h)], |_| {}, true, Some(command));
-    }
-
     /// [`Gl::draw_image_stores`] without the barrier after it: the GPU may run the next
     /// commands beside it. Only where nothing reads what it writes before a later
     /// image-store draw, whose barrier makes both draws' writes visible (sgemm's pack of
     /// op(A) into the multiply's buffer, followed by the pack of op(B)).
     pub(crate) fn draw_image_stores_unordered(&self, images: &[&Surface], w: u32, h: u32) {
-        self.image_store_draws(images, &[(0, 0, w, h)], |_| {}, false, None);
+        self.image_store_draws(images, &[(0, 0, w, h)], |_| {}, false);
     }
 
     /// [`Gl::draw_image_stores`] once per rectangle of a grid of fragments, calling
@@ -142,19 +128,16 @@ impl Gl {
         rects: &[Rect],
         before: impl FnMut(usize),
     ) {
-        self.image_store_draws(images, rects, before, true, None);
+        self.image_store_draws(images, rects, before, true);
     }
 
-    /// [`Gl::draw_image_store_rects`], the barrier after the draws only with `barrier`; with
-    /// `indirect` one draw of the first rectangle whose command is read from that buffer
-    /// ([`Gl::draw_image_stores_indirect`]).
+    /// [`Gl::draw_image_store_rects`], the barrier after the draws only with `barrier`.
     fn image_store_draws(
         &self,
         images: &[&Surface],
         rects: &[Rect],
         mut before: impl FnMut(usize),
         barrier: bool,
-        indirect: Option<&GlBuffer>,
     ) {
         self.raise_planted_fault();
         let set = self
@@ -169,10 +152,7 @@ impl Gl {
         // bound draw framebuffer with valid enums and positive sizes. The images are live
         // RGBA32F textures of this context with level 0 only, unbound again after the draws,
         // and the barrier orders the stores before any later read (texel fetch, read-back,
-        // copy or attachment) of the textures. An indirect command buffer is a live buffer
-        // of this context of at least 16 bytes (a GlBuffer's least size) holding a
-        // DrawArraysIndirectCommand at offset 0 (GL 4.3 / GLES 3.1 have the call), bound to
-        // DRAW_INDIRECT_BUFFER only for its draw.
+        // copy or attachment) of the textures.
         self.profile.time(GlWork::Draws, || unsafe {
             let gl = &self.gl;
             self.bind_draw_fbo(self.image_fbo);
@@ -208,17 +188,7 @@ impl Gl {
                     glow::RGBA32F,
                 );
             }
-            match indirect {
-                Some(command) => {
-                    let (x, y, w, h) = rects[0];
-                    gl.viewport(x as i32, y as i32, w as i32, h as i32);
-                    gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, Some(command.buffer));
-                    gl.draw_arrays_indirect_offset(glow::TRIANGLES, 0);
-                    gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, None);
-                    self.stamp_draw();
-                }
-                None => self.draw_each(rects, &mut before),
-            }
+            self.draw_each(rects, &mut before);
             for unit in 0..images.len() {
                 gl.bind_image_texture(
                     unit as u32,

@@ -40,7 +40,7 @@ use crate::device::buffer::Buffer;
 use crate::device::context::Context;
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::{Gl, GlBuffer, Program, Rect, Surface};
+use crate::gl::{Gl, Program, Rect, Surface};
 use plan::{level_updates, product_levels, solve_plan, tri_call, LeftForm, Step, TriCall};
 
 /// A block product: a diagonal block of a triangular product, or a small update.
@@ -89,39 +89,9 @@ static TRI_APPLY_PACKED: Kernel = crate::kernel!("level3/tri_solve.frag")
         "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 4\n#define TEXELS 2\n#define PACKED_W 1",
     )
     .image_stores();
-/// W's rows copied back from the quads [`TRI_APPLY_PACKED`] wrote.
+/// W's rows copied back from the quads [`TRI_APPLY_PACKED`] wrote, for an update that does
+/// not run on the strip kernels (which read the quads) and so reads them from W.
 static TRI_UNPACK: Kernel = crate::kernel!("level3/tri_unpack.frag").image_stores();
-/// [`TRI_APPLY_IMAGE`] for a block of exactly [`SOLVE_BLOCK`] rows: the block's inverse in a
-/// uniform block (`Inverse`, one row of the inversion's texture), a fragment a column of
-/// the block, written in place; a column whose sums are not all finite is left to
-/// [`TRI_APPLY_FALLBACK`]. On the H200 (BENCHMARKS.md session 34) its pass takes the time of
-/// [`TRI_APPLY_IMAGE`]'s at 4096 (5.1 ms) and the copy of the block back into W (1.7 ms in
-/// all) goes.
-static TRI_APPLY_BLOCK: Kernel = crate::kernel!("level3/tri_solve.frag")
-    .defines(APPLY_BLOCK_DEFINES)
-    .image_stores()
-    .storage(1);
-/// The substitution of the columns [`TRI_APPLY_BLOCK`] marked, drawn indirectly: the GPU
-/// skips it where no column was marked.
-static TRI_APPLY_FALLBACK: Kernel = crate::kernel!("level3/tri_solve.frag")
-    .defines(APPLY_FALLBACK_DEFINES)
-    .image_stores()
-    .storage(1);
-/// The defines of [`TRI_APPLY_BLOCK`]; [`TRI_APPLY_FALLBACK`]'s add `INV_FALLBACK`.
-macro_rules! apply_block_defines {
-    () => {
-        "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 1\n#define INV_BLOCK 1"
-    };
-}
-const APPLY_BLOCK_DEFINES: &str = apply_block_defines!();
-const APPLY_FALLBACK_DEFINES: &str = concat!(apply_block_defines!(), "\n#define INV_FALLBACK 1");
-/// Right-hand sides (columns of W) from which a solve applies its inverses in place
-/// ([`TRI_APPLY_BLOCK`]): with fewer, a pass has too few fragments (one a column) to beat
-/// [`TRI_APPLY_IMAGE`]'s (H200, session 34: strsm 1024 GPU 2130-2172 us in place against
-/// 2086-2139; 4096 62.7 against 64.4 ms).
-const APPLY_IN_PLACE_MIN_COLS: usize = 2048;
-/// Fragments a row of [`TRI_APPLY_BLOCK`]'s and [`TRI_APPLY_FALLBACK`]'s grids.
-const APPLY_BLOCK_GRID_WIDTH: usize = 64;
 /// [`TRI_APPLY`] with every fragment substituting and choosing its result, for software
 /// devices (Mesa's softpipe goes wrong where only some fragments of a quad substitute).
 static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag").defines(
@@ -129,7 +99,7 @@ static TRI_APPLY_EVERY_LANE: Kernel = crate::kernel!("level3/tri_solve.frag").de
 );
 
 /// The kernels of this family.
-pub(crate) const KERNELS: [&Kernel; 10] = [
+pub(crate) const KERNELS: [&Kernel; 8] = [
     &TRI_BLOCK,
     &TRI_BLOCK_IMAGE,
     &TRI_SOLVE,
@@ -137,8 +107,6 @@ pub(crate) const KERNELS: [&Kernel; 10] = [
     &TRI_APPLY_IMAGE,
     &TRI_APPLY_PACKED,
     &TRI_UNPACK,
-    &TRI_APPLY_BLOCK,
-    &TRI_APPLY_FALLBACK,
     &TRI_APPLY_EVERY_LANE,
 ];
 
@@ -573,16 +541,15 @@ impl Tri<'_> {
             Some(_) => (SOLVE_BLOCK, &TRI_APPLY),
             None => (SOLVE_BASE, &TRI_SOLVE),
         };
-        // Where its kernels run, the inverses also go into a buffer of uniform blocks (a
-        // block's a texture row of `inv`) for the applies of whole blocks in place
-        // (`Tri::apply_block`), with the buffer of their fallback.
-        // Where the updates can read them, the applies write W's solved rows as the strip
-        // kernels' op(B) quads (`TRI_APPLY_PACKED`), copied back into W at the end.
+        // Where the strip kernels make the updates, the applies write W's solved rows as
+        // their op(B) quads (`TRI_APPLY_PACKED`), which the updates read with no pack of
+        // their own, and into W's next texture, which W takes at the end (every texel of
+        // W's rows is written): no copy of each block into W. On the H200 (BENCHMARKS.md
+        // session 35) strsm 1024's GPU time went from 2085-2153 to 1709-1714 us, 4096's
+        // from 62.5 to 60.4 ms.
         let (qw, qh) = quads_size(cols, order);
         let max = inner.info.max_texture_size;
         let packed = image && qw <= max && qh <= max && TRI_UNPACK.runs_on(&inner.info);
-        // (W's next texture, which the packed applies write as well: the solved rows where
-        // they lie, every texel of W's rows.)
         let l = w.layout();
         let quads = match packed {
             true => Some((
@@ -591,33 +558,13 @@ impl Tri<'_> {
             )),
             false => None,
         };
-        let in_place = image
-            && !packed
-            && cols >= APPLY_IN_PLACE_MIN_COLS
-            && TRI_APPLY_BLOCK.runs_on(&inner.info)
-            && TRI_APPLY_FALLBACK.runs_on(&inner.info);
-        let inv_blocks = match &inv {
-            Some(s)
-                if in_place
-                    && (16 * s.width) % inner.info.uniform_buffer_offset_alignment.max(1) == 0 =>
-            {
-                let bytes = 16 * s.width as usize * s.height as usize;
-                let buf = inner.take_inverse_buffer(bytes)?;
-                inner.enter()?.copy_to_block_buffer(s, &buf);
-                let fallback = inner.take_fallback_buffer(16 + 4 * cols)?;
-                Some((buf, fallback))
-            }
-            _ => None,
-        };
         let mut shared = self.shared_t(cols, ldw);
         let steps = (base, kernel);
-        let blocks = inv_blocks.as_ref().map(|(b, f)| (b, f));
-        let inverse = (inv.as_ref(), blocks);
         let solved = self.solve_steps(
             ctx,
             (w, ldw, cols),
             steps,
-            inverse,
+            inv.as_ref(),
             (&mut shared, quads.as_ref().map(|(q, n)| (q, n))),
         );
         if let Some((q, next)) = quads {
@@ -630,13 +577,6 @@ impl Tri<'_> {
         shared.release(ctx);
         if let Some(inv) = inv {
             inner.give_surface(inv);
-        }
-        if let Some((buf, fallback)) = inv_blocks {
-            if let Ok(gl) = inner.enter() {
-                gl.bind_storage_buffer(0, None);
-            }
-            inner.give_inverse_buffer(buf);
-            inner.give_fallback_buffer(fallback);
         }
         solved
     }
@@ -655,45 +595,6 @@ impl Tri<'_> {
         gl.set_i32(prog, "skip_w", self.form.skip_w as i32);
         gl.set_i32(prog, "skip_t", self.form.skip_t as i32);
         gl.set_i32(prog, "recip", self.form.recip as i32);
-    }
-
-    /// The diagonal block of rows `[r0, r0 + SOLVE_BLOCK)` of W solved by its inverse, in
-    /// place: one pass of [`TRI_APPLY_BLOCK`] with the block's inverse bound from `inverses`
-    /// (`row_bytes` a block) as the uniform block `Inverse`, then [`TRI_APPLY_FALLBACK`]
-    /// drawn indirectly from `fallback`, which the first pass marks.
-    fn apply_block(
-        &self,
-        ctx: &Context,
-        (w, cols): (&mut Buffer, usize),
-        r0: usize,
-        (inverses, fallback): (&GlBuffer, &GlBuffer),
-        row_bytes: usize,
-    ) -> Result<()> {
-        let inner = &ctx.inner;
-        let gw = APPLY_BLOCK_GRID_WIDTH.min(cols);
-        let grid = (gw as u32, cols.div_ceil(gw) as u32);
-        // Both programs before the first draw: marks left by an apply whose fallback never
-        // drew would be taken by the next solve's.
-        let progs = [
-            inner.program(&TRI_APPLY_BLOCK)?,
-            inner.program(&TRI_APPLY_FALLBACK)?,
-        ];
-        for (pass, prog) in progs.iter().enumerate() {
-            let gl = inner.enter()?;
-            self.set_block_solve(gl, prog, w, (r0, r0 + SOLVE_BLOCK));
-            gl.set_i32(prog, "cols", cols as i32);
-            gl.set_i32(prog, "grid_width", gw as i32);
-            gl.bind_storage_buffer(0, Some(fallback));
-            if pass == 0 {
-                gl.set_block_binding(prog, "Inverse", 0);
-                let offset = (r0 / SOLVE_BLOCK) * row_bytes;
-                gl.bind_block_range(0, inverses, offset, row_bytes);
-                gl.draw_image_stores(&[w.surface()], grid.0, grid.1);
-            } else {
-                gl.draw_image_stores_indirect(&[w.surface()], grid, fallback);
-            }
-        }
-        Ok(())
     }
 
     /// Rows `[r0, r1)` of W (`cols` columns; r0 a multiple of 4) copied back from `quads`,
@@ -731,7 +632,7 @@ impl Tri<'_> {
         ctx: &Context,
         (w, ldw, cols): (&mut Buffer, usize, usize),
         (base, kernel): (usize, &Kernel),
-        (inv, inv_blocks): (Option<&Surface>, Option<(&GlBuffer, &GlBuffer)>),
+        inv: Option<&Surface>,
         (shared, quads): (&mut SharedA, Option<(&Surface, &Surface)>),
     ) -> Result<()> {
         let inner = &ctx.inner;
@@ -763,11 +664,6 @@ impl Tri<'_> {
                 _ => {}
             }
             match step {
-                Step::Base(r0, r1) if r1 - r0 == SOLVE_BLOCK && inv_blocks.is_some() => {
-                    let blocks = inv_blocks.expect("tested in the guard");
-                    let row_bytes = 16 * inv.expect("with its blocks").width as usize;
-                    self.apply_block(ctx, (w, cols), r0, blocks, row_bytes)?;
-                }
                 Step::Base(r0, r1) => {
                     let prog = inner.program(kernel)?;
                     let l = w.layout();
