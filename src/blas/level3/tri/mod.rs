@@ -81,9 +81,9 @@ static TRI_APPLY_IMAGE: Kernel = crate::kernel!("level3/tri_solve.frag")
     )
     .image_stores();
 /// [`TRI_APPLY_IMAGE`] writing the solved rows into the strip kernels' op(B) quads of all of
-/// W's rows (`PACKED_W`), which the solve's updates read, instead of into a scratch texture
-/// copied into W: no copy of each block into W, no pack of W's rows for each update; the
-/// quads go back into W once at the end ([`TRI_UNPACK`]).
+/// W's rows (`PACKED_W`), which the solve's updates read (no pack of W's rows for each
+/// update), and into W's next texture, which W takes when the solve is done (no copy of
+/// each block into W).
 static TRI_APPLY_PACKED: Kernel = crate::kernel!("level3/tri_solve.frag")
     .defines(
         "#define STEP 64\n#define APPLY 1\n#define NB 64\n#define EVERY_LANE 0\n#define COLS 4\n#define TEXELS 2\n#define PACKED_W 1",
@@ -549,7 +549,11 @@ impl Tri<'_> {
         // from 62.5 to 60.4 ms.
         let (qw, qh) = quads_size(cols, order);
         let max = inner.info.max_texture_size;
-        let packed = image && qw <= max && qh <= max && TRI_UNPACK.runs_on(&inner.info);
+        let packed = image
+            && qw <= max
+            && qh <= max
+            && TRI_APPLY_PACKED.runs_on(&inner.info)
+            && TRI_UNPACK.runs_on(&inner.info);
         let l = w.layout();
         let quads = match packed {
             true => Some((
