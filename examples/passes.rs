@@ -265,7 +265,7 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
         let big = n > 4096;
         let cases = [
             "sgemv N", "sgemv T", "ssymv", "ssymv U", "strmv", "sspmv", "stpmv", "stpmv T", "sger",
-            "ssyr", "sspr", "ssyr2", "sspr2",
+            "ssyr", "ssyr U", "sspr", "ssyr2", "ssyr2 U", "sspr2",
         ];
         if !cases.iter().any(|c| wanted(&format!("{c} {n}"))) {
             continue;
@@ -324,6 +324,12 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                 "sger" => ctx.sger(ColMajor, ni, ni, 1e-3, &x, 1, &y, 1, &mut b, ni),
                 "ssyr" => ctx.ssyr(ColMajor, lo, ni, 1e-3, &x, 1, &mut b, ni),
                 "ssyr2" => ctx.ssyr2(ColMajor, lo, ni, 1e-3, &x, 1, &y, 1, &mut b, ni),
+                // The table's triangle.
+                "ssyr U" => ctx.ssyr(ColMajor, Uplo::Upper, ni, 1e-3, &x, 1, &mut b, ni),
+                "ssyr2 U" => {
+                    let up = Uplo::Upper;
+                    ctx.ssyr2(ColMajor, up, ni, 1e-3, &x, 1, &y, 1, &mut b, ni)
+                }
                 "sspr2" => ctx.sspr2(ColMajor, lo, ni, 1e-3, &x, 1, &y, 1, &mut app),
                 _ => ctx.sspr(ColMajor, lo, ni, 1e-3, &x, 1, &mut app),
             })?;
