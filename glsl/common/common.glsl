@@ -93,6 +93,12 @@ vec4 load_run(sampler2D s, int width, int last, int e) {
     return shift4(texelFetch(s, p0, 0), texelFetch(s, p1, 0), e & 3);
 }
 
+// Where row l of column group j (columns 4j..4j+3) lies in the strip kernels' op(B) quads:
+// 2x2 blocks, four neighbouring groups of one row sharing one (gemm_strip.frag's `bt`).
+ivec2 quad_texel(int j, int l) {
+    return ivec2(2 * (j >> 2) + (j & 1), 2 * l + ((j >> 1) & 1));
+}
+
 // Component-wise choice (mix with a bvec needs GLSL 4.50).
 vec4 select4(vec4 if_false, vec4 if_true, bvec4 c) {
     return vec4(c.x ? if_true.x : if_false.x, c.y ? if_true.y : if_false.y,

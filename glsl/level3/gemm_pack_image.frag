@@ -76,7 +76,7 @@ layout(binding = 1, rgba32f) writeonly uniform highp image2D dst2;
 
 ivec2 place(int kind, int x, int y) {
     if (kind == 1) {
-        return ivec2(2 * (x >> 2) + (x & 1), 2 * y + ((x >> 1) & 1));
+        return quad_texel(x, y);
     }
     if (kind == 2) {
         int c = y / KC;

@@ -161,7 +161,7 @@ void main() {
         vec4 a1 = acc[t * COLS + 1];
         vec4 a2 = acc[t * COLS + 2];
         vec4 a3 = acc[t * COLS + 3];
-        ivec2 at = ivec2(2 * (g.y >> 2) + (g.y & 1), ((g.y >> 1) & 1) + 8 * x);
+        ivec2 at = quad_texel(g.y, 4 * x);
         imageStore(wp_out, at, vec4(a0.x, a1.x, a2.x, a3.x));
         imageStore(wp_out, at + ivec2(0, 2), vec4(a0.y, a1.y, a2.y, a3.y));
         imageStore(wp_out, at + ivec2(0, 4), vec4(a0.z, a1.z, a2.z, a3.z));

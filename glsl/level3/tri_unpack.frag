@@ -1,6 +1,6 @@
 // The solved rows of a triangular solve (blas/level3/tri) copied back from the strip
-// kernels' op(B) quads of W's rows, `wp` (texel (2q + a, 2l + b) holds row l of W's columns
-// 4j..4j+3, j = 4q + a + 2b: tri_solve.frag's PACKED_W), into W, pitched (texel (x, y)
+// kernels' op(B) quads of W's rows, `wp` (common.glsl's quad_texel: tri_solve.frag's
+// PACKED_W), into W, pitched (texel (x, y)
 // holds rows 4x..4x+3 of column y), through image stores. Fragment (g.x, g.y) writes the
 // texels x0 + g.x of the four columns of group j = g.y: four fetches of wp, transposed, for
 // four stores. Rows at or past r1 keep W's values (past the matrix they are not its
@@ -28,7 +28,7 @@ void main() {
     ivec2 g = ivec2(gl_FragCoord.xy);
     int x = x0 + g.x;
     int j = g.y;
-    ivec2 at = ivec2(2 * (j >> 2) + (j & 1), ((j >> 1) & 1) + 8 * x);
+    ivec2 at = quad_texel(j, 4 * x);
     vec4 q0 = texelFetch(wp, at, 0);
     vec4 q1 = texelFetch(wp, at + ivec2(0, 2), 0);
     vec4 q2 = texelFetch(wp, at + ivec2(0, 4), 0);

@@ -309,17 +309,15 @@ impl Context {
         beta: f32,
         c: &mut Buffer,
     ) -> Result<()> {
-        if alpha != 0.0
-            && s.k != 0
-            && self.gemm_block_on_strips(s, shared, at, alpha, (b, None), beta, c)?
-        {
-            return Ok(());
+        let kernel = self.block_kernel(s, shared, b, alpha, c)?;
+        if let Some(k) = kernel.filter(|k| k.is_strip()) {
+            if self.gemm_block_on_strips(k, s, shared, at, alpha, (b, None), beta, c)? {
+                return Ok(());
+            }
         }
-        let kernel = match alpha == 0.0 || s.k == 0 || !self.inner.image_store_paths {
-            true => GemmKernel::Auto,
-            false => self.auto_kernel(s, shared.a, b.or(c), c)?,
-        };
-        self.gemm_shape_with(kernel, s, alpha, Src::Buf(shared.a), b, beta, c)
+        let a = Src::Buf(shared.a);
+        let kernel = kernel.unwrap_or(GemmKernel::Auto);
+        self.gemm_shape_with(kernel, s, alpha, a, b, beta, c)
     }
 
     /// [`Context::gemm_block`] whose op(B) is already packed: rows from `k_off` of `quads`,
@@ -338,17 +336,40 @@ impl Context {
         beta: f32,
         c: &mut Buffer,
     ) -> Result<bool> {
-        if alpha == 0.0 || s.k == 0 {
-            return Ok(false);
+        match self.block_kernel(s, shared, b, alpha, c)? {
+            Some(k) if k.is_strip() => {
+                let b = (b, Some((quads, k_off)));
+                self.gemm_block_on_strips(k, s, shared, at, alpha, b, beta, c)
+            }
+            _ => Ok(false),
         }
-        self.gemm_block_on_strips(s, shared, at, alpha, (b, Some((quads, k_off))), beta, c)
     }
 
-    /// The strip-kernel form of [`Context::gemm_block`] (op(B) packed now, or rows of
-    /// `quads`); `Ok(false)` where it does not apply.
+    /// The kernel `Auto` chooses for a block product of [`Context::gemm_block`], or `None`
+    /// where the product is no strip-kernel candidate (nothing to multiply, or no image
+    /// stores), which `Auto` then makes.
+    fn block_kernel(
+        &self,
+        s: &GemmShape,
+        shared: &SharedA,
+        b: Src,
+        alpha: f32,
+        c: &Buffer,
+    ) -> Result<Option<GemmKernel>> {
+        if alpha == 0.0 || s.k == 0 || !self.inner.image_store_paths {
+            return Ok(None);
+        }
+        self.auto_kernel(s, shared.a, b.or(c), c).map(Some)
+    }
+
+    /// The strip-kernel form of [`Context::gemm_block`] under strip kernel `kernel` (op(B)
+    /// packed now, or rows of `quads`), reading op(A) from the shared pack (made now if this
+    /// is its first product); `Ok(false)`, with nothing drawn, where the block does not lie
+    /// in the pack's blocks in place.
     #[allow(clippy::too_many_arguments)]
     fn gemm_block_on_strips(
         &self,
+        kernel: GemmKernel,
         s: &GemmShape,
         shared: &mut SharedA,
         at: (usize, usize),
@@ -357,14 +378,6 @@ impl Context {
         beta: f32,
         c: &mut Buffer,
     ) -> Result<bool> {
-        if !self.inner.image_store_paths {
-            return Ok(false);
-        }
-        let cr: &Buffer = c;
-        let kernel = self.auto_kernel(s, shared.a, b.or(cr), cr)?;
-        if !kernel.is_strip() {
-            return Ok(false);
-        }
         if shared.packed.is_none() {
             shared.packed = PackedStrips::new(&self.inner, &shared.whole, shared.a)?;
         }
@@ -375,6 +388,7 @@ impl Context {
         else {
             return Ok(false);
         };
+        let cr: &Buffer = c;
         let call = GemmCall {
             s,
             alpha,

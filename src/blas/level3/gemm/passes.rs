@@ -473,12 +473,6 @@ fn strip_plan(inner: &Inner, kernel: GemmKernel, s: &GemmShape) -> StripPlan {
     StripPlan::new(s, kernel.kernels().0.uniform_blocks as usize, align)
 }
 
-/// Size of the packed op(B) of the strip kernels (quads of texels of 4 columns, zero rows
-/// up to a multiple of 4 values of k).
-fn strip_bt_size(s: &GemmShape) -> (u32, u32) {
-    quads_size(s.n, s.k)
-}
-
 /// Whether operand `x` (a buffer and how an sgemm reads it) is operand `y` transposed: the
 /// same buffer, read the other way, so that one twin pack serves both.
 fn reads_transposed((xb, xo): (&Buffer, Operand), (yb, yo): (&Buffer, Operand)) -> bool {
@@ -495,7 +489,7 @@ fn strip_twin_pack(
     src: &Buffer,
     op: Operand,
 ) -> Result<(GlBuffer, Surface)> {
-    let (w, h) = strip_bt_size(s);
+    let (w, h) = quads_size(s.n, s.k);
     let bt = inner.take_surface(w, h)?;
     let size = (strip_a_size(plan), plan.buffer_bytes());
     let twin = Some((&bt, Place::Quads));
@@ -603,7 +597,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         gl.draw(&[&ap], w, h);
         strip_blocks(inner, &plan, ap)?
     };
-    let bt_size = strip_bt_size(s);
+    let bt_size = quads_size(s.n, s.k);
     let bt = pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?;
     strip_multiply(inner, kernel, call, StripA::Own(blocks), StripB::Own(bt))
 }
@@ -677,14 +671,15 @@ pub(crate) fn strip_multiply_part(
             call.b,
             by_columns(s.b),
             (s.n, s.k),
-            strip_bt_size(s),
+            quads_size(s.n, s.k),
             Place::Quads,
         )?),
     };
     strip_multiply(inner, kernel, call, StripA::Part(packed, at), b)
 }
 
-/// The size of the strip kernels' quads of op(B) for an `n`-column op(B) of `k` terms.
+/// The size of the strip kernels' quads of op(B) (texels of 4 columns in 2x2 blocks, zero
+/// rows up to a multiple of 4 values of k) for an `n`-column op(B) of `k` terms.
 pub(crate) fn quads_size(n: usize, k: usize) -> (u32, u32) {
     (
         2 * n.div_ceil(16).max(1) as u32,

@@ -642,54 +642,56 @@ impl Tri<'_> {
         let inner = &ctx.inner;
         let image = inv.is_some() && inner.image_store_paths;
         for step in solve_plan(self.form.order, base, self.form.lower) {
-            match (step, quads) {
-                (Step::Base(r0, r1), Some((q, next))) => {
-                    let prog = inner.program(&TRI_APPLY_PACKED)?;
-                    let gl = inner.enter()?;
-                    self.set_block_solve(gl, &prog, w, (r0, r1));
-                    gl.set_texture(&prog, "inv", 2, inv.expect("packed solves invert"));
-                    gl.set_i32(&prog, "cols", cols as i32);
-                    let texels = Self::rows_rect(r0, r1, cols).2;
-                    // Every column group of the quads: those past cols get zeros.
-                    let groups = 4 * cols.div_ceil(16) as u32;
-                    let grid = (texels.div_ceil(APPLY_IMAGE_TEXELS as u32), groups);
-                    gl.draw_image_stores(&[next, q], grid.0, grid.1);
-                    continue;
-                }
-                (Step::Update { out, from }, Some((q, _))) => {
-                    let s = self.update_shape((out, from), ldw, cols);
-                    let b = (Src::C, q, from.0);
-                    let at = (out.0, from.0);
-                    if ctx.gemm_block_packed_b(&s, shared, at, -1.0, b, 1.0, w)? {
-                        continue;
-                    }
-                    self.unpack(ctx, q, w, from, cols)?;
-                }
-                _ => {}
-            }
             match step {
                 Step::Base(r0, r1) => {
-                    let prog = inner.program(kernel)?;
-                    let l = w.layout();
-                    let out = inner.take_surface(l.width, l.height)?;
+                    let prog = inner.program(match quads {
+                        Some(_) => &TRI_APPLY_PACKED,
+                        None => kernel,
+                    })?;
                     let rect = Self::rows_rect(r0, r1, cols);
+                    // Where the block goes: the quads and W's next texture, or a scratch
+                    // texture copied into W after the draw (taken before the binding:
+                    // making a texture binds it to the active unit).
+                    let out = match quads {
+                        Some(_) => None,
+                        None => {
+                            let l = w.layout();
+                            Some(inner.take_surface(l.width, l.height)?)
+                        }
+                    };
                     let gl = inner.enter()?;
                     self.set_block_solve(gl, &prog, w, (r0, r1));
                     if let Some(inv) = inv {
                         gl.set_texture(&prog, "inv", 2, inv);
                     }
-                    if image {
-                        // Every texel of the rectangle written (rows r0.. from texel x0).
+                    let texels = rect.2.div_ceil(APPLY_IMAGE_TEXELS as u32);
+                    if let Some(out) = out {
+                        if image {
+                            // Every texel of the rectangle written (rows r0.. from texel x0).
+                            gl.set_i32(&prog, "cols", cols as i32);
+                            let rows_of_fragments = cols.div_ceil(APPLY_IMAGE_COLS) as u32;
+                            gl.draw_image_stores(&[&out], texels, rows_of_fragments);
+                        } else {
+                            gl.draw_rects(&[&out], &[rect], |_| {});
+                        }
+                        install(inner, w, out, rect)?;
+                    } else if let Some((q, next)) = quads {
+                        // Every column group of the quads: those past cols get zeros.
                         gl.set_i32(&prog, "cols", cols as i32);
-                        let rows_of_fragments = cols.div_ceil(APPLY_IMAGE_COLS) as u32;
-                        let texels = rect.2.div_ceil(APPLY_IMAGE_TEXELS as u32);
-                        gl.draw_image_stores(&[&out], texels, rows_of_fragments);
-                    } else {
-                        gl.draw_rects(&[&out], &[rect], |_| {});
+                        let groups = 4 * cols.div_ceil(16) as u32;
+                        gl.draw_image_stores(&[next, q], texels, groups);
                     }
-                    install(inner, w, out, rect)?;
                 }
                 Step::Update { out, from } => {
+                    if let Some((q, _)) = quads {
+                        let s = self.update_shape((out, from), ldw, cols);
+                        let b = (Src::C, q, from.0);
+                        let at = (out.0, from.0);
+                        if ctx.gemm_block_packed_b(&s, shared, at, -1.0, b, 1.0, w)? {
+                            continue;
+                        }
+                        self.unpack(ctx, q, w, from, cols)?;
+                    }
                     let w_at = (Src::C, ldw);
                     let t = Some(&mut *shared);
                     self.update(ctx, (out, from), w_at, cols, (-1.0, 1.0), w, t)?
