@@ -19,6 +19,12 @@
 // the draw is a strip's last of several (k over several chunks): where prior != 0 the
 // fragment first adds what the strip's earlier draws left in the targets p0 .. p7 at its
 // own position.
+// With BATCHED defined too (batched sgemm, blas/level3/batched.rs: IN_PLACE, one chunk),
+// the bands of a draw are strips of different products: band g of the draw is strip
+// band_row[g] / 8 of its product (none where band_row[g] < 0), whose op(A) lies in its
+// block from term band_l0[g] to band_l1[g], whose op(B) is the quads from column quad
+// band_q0[g] of bt (term t at quad row t), and whose C starts band_c[g] elements into C's
+// texture; the uniforms l0, l1 and k0 are not read.
 uniform sampler2D bt;
 uniform int k0;
 uniform int kc;
@@ -28,6 +34,21 @@ uniform int kc;
 uniform int l0;
 uniform int l1;
 uniform int quads;
+
+#ifdef BATCHED
+uniform int band_row[GROUP];
+uniform int band_l0[GROUP];
+uniform int band_l1[GROUP];
+uniform int band_q0[GROUP];
+uniform int band_c[GROUP];
+#define L0(g) band_l0[g]
+#define L1(g) band_l1[g]
+#define K0(g) (-band_l0[g])
+#else
+#define L0(g) l0
+#define L1(g) l1
+#define K0(g) k0
+#endif
 
 layout(std140) uniform AStrip {
     vec4 a[2 * KC];
@@ -75,11 +96,11 @@ layout(location = 7) out vec4 o7;
 // four fetches issued first. kc is a multiple of 4 (A and op(B) are zero past k), and l0
 // is too.
 #define STRIP_LOOP(g)                                              \
-    for (int l = l0; l < l1; l += 4) {                             \
-        vec4 b0 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l)), 0);             \
-        vec4 b1 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 1)), 0);         \
-        vec4 b2 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 2)), 0);         \
-        vec4 b3 = texelFetch(bt, bq + ivec2(0, 2 * (k0 + l + 3)), 0);         \
+    for (int l = L0(g); l < L1(g); l += 4) {                       \
+        vec4 b0 = texelFetch(bt, bq + ivec2(0, 2 * (K0(g) + l)), 0);          \
+        vec4 b1 = texelFetch(bt, bq + ivec2(0, 2 * (K0(g) + l + 1)), 0);      \
+        vec4 b2 = texelFetch(bt, bq + ivec2(0, 2 * (K0(g) + l + 2)), 0);      \
+        vec4 b3 = texelFetch(bt, bq + ivec2(0, 2 * (K0(g) + l + 3)), 0);      \
         STRIP_STEP(g, b0, l)                                       \
         STRIP_STEP(g, b1, l + 1)                                   \
         STRIP_STEP(g, b2, l + 2)                                   \
@@ -98,8 +119,15 @@ void main() {
     int q_all = (p.x >> 1) * (BAND / 2) + (yb >> 1);
     int q = min(q_all, quads - 1);
     int j = 4 * q + (p.x & 1) + 2 * (yb & 1);
+#ifdef BATCHED
+    int row0 = band_row[band % GROUP];
+    bool live = row0 >= 0;
+    ivec2 bq = ivec2(2 * (q + band_q0[band % GROUP]) + (p.x & 1), yb & 1);
+#else
+    int row0 = 8 * band;
     bool live = block_written(8 * band, 8 * band + 7, 4 * j, 4 * j + 3);
     ivec2 bq = ivec2(2 * q + (p.x & 1), yb & 1);
+#endif
     vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
     vec4 c4 = vec4(0.0), c5 = vec4(0.0), c6 = vec4(0.0), c7 = vec4(0.0);
 #if GROUP == 1
@@ -122,7 +150,7 @@ void main() {
 #ifdef IN_PLACE
     // Each tile of the window once: not the repeats of the last quad, nor the bands past
     // the last strip (their rows are past m).
-    if (live && q_all < quads && 8 * band < m && 4 * j < n) {
+    if (live && q_all < quads && row0 < m && 4 * j < n) {
 #ifdef PRIOR
         if (prior != 0) {
             c0 += texelFetch(p0, p, 0);
@@ -136,7 +164,10 @@ void main() {
         }
 #endif
         vec4 pr[8] = vec4[8](c0, c1, c2, c3, c4, c5, c6, c7);
-        store_tile(pr, 8 * band, 4 * j);
+#ifdef BATCHED
+        tile_c_off = band_c[band % GROUP];
+#endif
+        store_tile(pr, row0, 4 * j);
     }
 #else
     o0 = c0;

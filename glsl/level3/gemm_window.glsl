@@ -87,6 +87,10 @@ uniform float beta;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D c_out;
 
+// Added to c_off where a tile is stored: the C of its product, for batched sgemm's strips
+// (gemm_strip.frag with BATCHED; 0 elsewhere).
+int tile_c_off = 0;
+
 // pr[r] = P(i0 + r, j0 .. j0+3).
 void store_tile(vec4 pr[8], int i0, int j0) {
     for (int l = 0; l < 4; ++l) {
@@ -94,7 +98,7 @@ void store_tile(vec4 pr[8], int i0, int j0) {
         if (j >= n) {
             break;
         }
-        int t = (c_off + i0 + j * ldc) >> 2;
+        int t = (c_off + tile_c_off + i0 + j * ldc) >> 2;
         for (int h = 0; h < 2; ++h) {
             int i = i0 + 4 * h;
             if (!written(i, j) && !written(i + 1, j) && !written(i + 2, j) &&

@@ -149,6 +149,16 @@ impl Gl {
         })
     }
 
+    /// Sets the elements of int array uniform `name` from its first, one a value of `v`.
+    pub(crate) fn set_i32_array(&self, p: &Program, name: &'static str, v: &[i32]) {
+        let loc = self.location(p, name);
+        // SAFETY: `p` is current; a missing location is a no-op in GL, and GL sets no more
+        // elements than the array has.
+        self.profile.time(GlWork::State, || unsafe {
+            self.gl.uniform_1_i32_slice(loc.as_ref(), v)
+        })
+    }
+
     pub(crate) fn set_ivec2(&self, p: &Program, name: &'static str, v: [i32; 2]) {
         let loc = self.location(p, name);
         // SAFETY: `p` is current; a missing location is a no-op in GL.

@@ -11,8 +11,11 @@
 //! or B reuses one matrix in every product; the C's must not overlap (an error naming
 //! `stride_c`), and strides are not negative.
 
-use crate::blas::level3::gemm::passes::PRODUCTS;
+use crate::blas::level3::gemm::kernel::WINDOW_GLSL;
+use crate::blas::level3::gemm::passes::{pack_quads, set_window, PackedStrips, PRODUCTS};
+use crate::blas::level3::gemm::plan::{StripPlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC};
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
+use crate::blas::level3::gemm::shape::{Operand, Window};
 use crate::blas::passes::{in_spans, GENERIC_SPAN};
 use crate::blas::types::{Layout, Transpose};
 use crate::device::buffer::Buffer;
@@ -38,12 +41,28 @@ static GEMM_BATCHED_TILE_IMAGE: Kernel = crate::kernel!("level3/gemm_batched_til
     .defines("#define IMAGE 1\n#define COLS 4")
     .image_stores();
 
+/// Strips (bands) a draw of [`GEMM_STRIP_BATCHED`] takes (`GROUP` in its defines).
+const STRIP_GROUP: usize = 8;
+/// Batched sgemm on the strip kernels (GPUs with image stores): sgemm's strip kernel in place
+/// (`gemm_strip.frag`), each of a draw's bands a strip of 8 rows of any product of the
+/// batch, op(A) of every product packed once into uniform blocks and op(B) into quads.
+static GEMM_STRIP_BATCHED: Kernel = crate::kernel!("level3/gemm_strip.frag")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 8\n#define IN_PLACE 1\n#define STORE_TILE 1\n#define BATCHED 1")
+    .header(WINDOW_GLSL)
+    .blocks(STRIP_GROUP as u32, STRIP_BLOCK_BYTES)
+    .image_stores();
+/// The fewest columns a product takes the strip kernels with: a band of n/4 fragments, a
+/// draw of 8 bands (narrower products leave each draw too few fragments; the tile kernel
+/// takes them).
+const STRIPS_MIN_N: usize = 128;
+
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 4] = [
+pub(crate) const KERNELS: [&Kernel; 5] = [
     &GEMM_BATCHED,
     &GEMM_BATCHED_TILE,
     &GEMM_BATCHED_MERGE,
     &GEMM_BATCHED_TILE_IMAGE,
+    &GEMM_STRIP_BATCHED,
 ];
 
 /// Rows and columns of a tile of the tiled path's render-target form.
@@ -243,6 +262,46 @@ impl Batch {
         })
     }
 
+    /// Whether the strip kernels can take the batch ([`GEMM_STRIP_BATCHED`]): the tiled path's
+    /// quad case with a product to form, at least [`STRIPS_MIN_N`] columns (a multiple of
+    /// 16: a product's quads of op(B) start on a quad), k a multiple of 4 and no more than a
+    /// chunk, and the batch's A (B) one matrix of `count*k` terms (`count*n` columns): A_p
+    /// (B_p) right after the one before it, or one for all. No product's terms may cross a
+    /// chunk of the pack.
+    pub(crate) fn on_strips(&self, product: bool) -> bool {
+        let s = &self.s;
+        let (quad_a, quad_b) = self.quads();
+        let one = self.count == 1;
+        let fits = product
+            && quad_a
+            && quad_b
+            && s.n >= STRIPS_MIN_N
+            && s.n.is_multiple_of(16)
+            && s.k.is_multiple_of(4)
+            && s.k <= STRIP_KC
+            && (one || self.stride_a == 0 || self.stride_a == s.a.ld * s.k)
+            && (one || self.stride_b == 0 || self.stride_b == s.b.ld * s.n);
+        fits && (0..self.a_products()).all(|p| (p * s.k) % STRIP_KC + s.k <= STRIP_KC)
+    }
+
+    /// Distinct A's of the batch (1 for a stride of 0).
+    fn a_products(&self) -> usize {
+        if self.stride_a == 0 {
+            1
+        } else {
+            self.count
+        }
+    }
+
+    /// Distinct B's of the batch.
+    fn b_products(&self) -> usize {
+        if self.stride_b == 0 {
+            1
+        } else {
+            self.count
+        }
+    }
+
     /// C's distance between products as the kernels take it: with one product, its span (any
     /// stride past it keeps the products apart).
     fn c_stride(&self) -> usize {
@@ -295,6 +354,9 @@ impl Context {
         let info = self.info();
         let max = info.max_texture_size as usize;
         if inner.image_store_paths {
+            if bt.on_strips(product) && self.batched_strips(bt, alpha, (a, b), beta, c)? {
+                return Ok(());
+            }
             if let Some(t) = bt.tiling(product, IMAGE_TILE_COLS, max) {
                 return self.batched_tiled_in_place(bt, &t, alpha, (a, b), beta, c);
             }
@@ -368,6 +430,114 @@ impl Context {
         gl.set_f32(&prog, "beta", beta);
         gl.draw_image_stores(&[c.surface()], t.width as u32, t.height as u32);
         Ok(())
+    }
+
+    /// The batch on the strip kernels (see [`Batch::on_strips`]): every A_p packed once into
+    /// the strip kernels' uniform blocks as one matrix of `count*k` terms, every B_p into
+    /// one texture of quads of `count*n` columns, then draws of [`STRIP_GROUP`] strips of
+    /// 8 rows, each strip a band of its own product, writing C in place. `false` (nothing
+    /// done) where a pack would not fit the device.
+    fn batched_strips(
+        &self,
+        bt: &Batch,
+        alpha: f32,
+        (a, b): (&Buffer, &Buffer),
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<bool> {
+        let inner = &self.inner;
+        let s = &bt.s;
+        let info = self.info();
+        let max = info.max_texture_size as usize;
+        let (ka, nb) = (bt.a_products() * s.k, bt.b_products() * s.n);
+        let strips = s.m.div_ceil(8);
+        if !GEMM_STRIP_BATCHED.runs_on(info)
+            || 2 * nb.div_ceil(16) > max
+            || strips * ka.div_ceil(STRIP_KC) > max
+        {
+            return Ok(false);
+        }
+        // The batch's A as one m x ka matrix, its B as one k x nb.
+        let whole = GemmShape {
+            k: ka,
+            a: Operand::at(0, s.a.ld, false),
+            ..*s
+        };
+        let Some(packed) = PackedStrips::new(inner, &whole, a)? else {
+            return Ok(false);
+        };
+        // Where each A_p's terms lie in the pack (Batch::on_strips admits only batches whose
+        // products each lie inside one chunk).
+        let windows: Option<Vec<_>> = (0..bt.a_products())
+            .map(|p| packed.window(s, (0, p * s.k)))
+            .collect();
+        let Some(windows) = windows else {
+            packed.release(inner);
+            return Ok(false);
+        };
+        let quads = pack_quads(inner, b, Operand::at(0, s.b.ld, false), (s.k, nb))?;
+        let align = info.uniform_buffer_offset_alignment.max(1) as usize;
+        let plan = StripPlan::new(s, STRIP_GROUP, align);
+        let units = bt.count * strips;
+        let draws = units.div_ceil(STRIP_GROUP);
+        let prog = inner.program(&GEMM_STRIP_BATCHED)?;
+        let gl = inner.enter()?;
+        gl.use_program(&prog);
+        gl.set_texture(&prog, "bt", 0, &quads);
+        c.bind(gl, &prog, 1, "c", "c_width");
+        gl.set_i32(&prog, "quads", plan.quads as i32);
+        set_window(gl, &prog, (s.m, s.n), s.ldc, 0, Window::Full);
+        gl.set_f32(&prog, "alpha", alpha);
+        gl.set_f32(&prog, "beta", beta);
+        const BLOCKS: [&str; STRIP_GROUP] = [
+            "AStrip[0]",
+            "AStrip[1]",
+            "AStrip[2]",
+            "AStrip[3]",
+            "AStrip[4]",
+            "AStrip[5]",
+            "AStrip[6]",
+            "AStrip[7]",
+        ];
+        for (i, name) in BLOCKS.iter().enumerate() {
+            gl.set_block_binding(&prog, name, i as u32);
+        }
+        let rect = (
+            0,
+            0,
+            plan.band_width as u32,
+            (STRIP_GROUP * STRIP_BAND) as u32,
+        );
+        let rects = vec![rect; draws];
+        let c_stride = bt.c_stride();
+        gl.draw_image_store_rects(&[c.surface()], &rects, |d| {
+            let mut row = [-1i32; STRIP_GROUP];
+            let (mut l0, mut l1) = ([0i32; STRIP_GROUP], [0i32; STRIP_GROUP]);
+            let (mut q0, mut c0) = ([0i32; STRIP_GROUP], [0i32; STRIP_GROUP]);
+            for g in 0..STRIP_GROUP {
+                // A band past the last strip reads the first band's block and writes nothing.
+                let u = (d * STRIP_GROUP + g).min(units - 1);
+                let (p, strip) = (u / strips, u % strips);
+                let (pa, pb) = (p.min(bt.a_products() - 1), p.min(bt.b_products() - 1));
+                let w = windows[pa];
+                packed.bind_block(gl, g as u32, w.strip0 + strip, w.chunk);
+                if d * STRIP_GROUP + g < units {
+                    row[g] = 8 * strip as i32;
+                }
+                l0[g] = w.shift as i32;
+                l1[g] = (w.shift + s.k) as i32;
+                q0[g] = (pb * s.n / 16) as i32;
+                c0[g] = (p * c_stride) as i32;
+            }
+            gl.set_i32_array(&prog, "band_row", &row);
+            gl.set_i32_array(&prog, "band_l0", &l0);
+            gl.set_i32_array(&prog, "band_l1", &l1);
+            gl.set_i32_array(&prog, "band_q0", &q0);
+            gl.set_i32_array(&prog, "band_c", &c0);
+        });
+        inner.give_surface(quads);
+        packed.release(inner);
+        Ok(true)
     }
 
     /// The tiled path: every product's tiles into 8 targets, then merged into C.
@@ -577,6 +747,45 @@ mod tests {
         assert!(b
             .check_lengths(STRIDED, 1.0, [15 + 14, 20 + 20, 12 + 12])
             .is_err());
+    }
+
+    #[test]
+    fn strips_take_wide_products_of_contiguous_or_shared_operands() {
+        let nn = (NoTrans, NoTrans);
+        let batch = |(m, n, k): (i32, i32, i32), (sa, sb): (i64, i64), count: i32| {
+            let lds = (m.max(1), k.max(1), m.max(1));
+            strided_call(
+                ColMajor,
+                nn,
+                (m, n, k),
+                (lds.0, sa),
+                (lds.1, sb),
+                (lds.2, (m * n) as i64),
+                count,
+            )
+            .unwrap()
+        };
+        // 100 x 256^3, A's and B's one after another, or one A or B for all.
+        let b = batch((256, 256, 256), (65536, 65536), 100);
+        assert!(b.on_strips(true));
+        assert!(!b.on_strips(false));
+        assert!(batch((256, 256, 256), (0, 65536), 100).on_strips(true));
+        assert!(batch((256, 256, 256), (65536, 0), 100).on_strips(true));
+        // Gaps between the A's (or B's): not one matrix.
+        assert!(!batch((256, 256, 256), (65540, 65536), 100).on_strips(true));
+        assert!(!batch((256, 256, 256), (65536, 65540), 100).on_strips(true));
+        // One product: any strides.
+        assert!(batch((256, 256, 256), (65540, 65540), 1).on_strips(true));
+        // Too narrow, not a multiple of 16 columns, k not a multiple of 4 or past a chunk.
+        assert!(!batch((64, 64, 64), (4096, 4096), 1000).on_strips(true));
+        assert!(!batch((64, 136, 64), (4096, 64 * 136), 10).on_strips(true));
+        assert!(!batch((64, 128, 62), (64 * 62, 62 * 128), 10).on_strips(true));
+        assert!(!batch((8, 128, 2052), (8 * 2052, 2052 * 128), 1).on_strips(true));
+        // Terms that would cross a chunk of the pack (260 does not divide 2048): the 8th A.
+        assert!(batch((8, 128, 260), (8 * 260, 260 * 128), 7).on_strips(true));
+        assert!(!batch((8, 128, 260), (8 * 260, 260 * 128), 8).on_strips(true));
+        // m not a multiple of 4 (no quad case).
+        assert!(!batch((6, 128, 8), (48, 1024), 4).on_strips(true));
     }
 
     #[test]

@@ -597,8 +597,7 @@ fn strip_passes(inner: &Inner, kernel: GemmKernel, call: &GemmCall) -> Result<Op
         gl.draw(&[&ap], w, h);
         strip_blocks(inner, &plan, ap)?
     };
-    let bt_size = quads_size(s.n, s.k);
-    let bt = pack_sized(inner, b, by_columns(s.b), (s.n, s.k), bt_size, Place::Quads)?;
+    let bt = pack_quads(inner, b, s.b, (s.k, s.n))?;
     strip_multiply(inner, kernel, call, StripA::Own(blocks), StripB::Own(bt))
 }
 
@@ -639,10 +638,34 @@ impl PackedStrips {
         self.plan.window(self.dims, (s.m, s.k), at)
     }
 
+    /// Points uniform-block binding `binding` at the block of strip `strip` (of the whole)
+    /// and chunk `chunk`.
+    pub(crate) fn bind_block(&self, gl: &Gl, binding: u32, strip: usize, chunk: usize) {
+        let offset = self.plan.block_offset(strip, chunk);
+        gl.bind_block_range(binding, &self.blocks, offset, STRIP_BLOCK_BYTES);
+    }
+
     /// The buffer back to the pool.
     pub(crate) fn release(self, inner: &Inner) {
         inner.give_block_buffer(self.blocks);
     }
+}
+
+/// op(B) (`op`, `k x n`) packed into the strip kernels' quads ([`quads_size`]).
+pub(crate) fn pack_quads(
+    inner: &Inner,
+    b: &Buffer,
+    op: Operand,
+    (k, n): (usize, usize),
+) -> Result<Surface> {
+    pack_sized(
+        inner,
+        b,
+        by_columns(op),
+        (n, k),
+        quads_size(n, k),
+        Place::Quads,
+    )
 }
 
 /// The uniform blocks of op(A) a strip-kernel product reads.
@@ -666,14 +689,7 @@ pub(crate) fn strip_multiply_part(
     let s = call.s;
     let b = match rows {
         Some((bt, k_off)) => StripB::Rows(bt, k_off),
-        None => StripB::Own(pack_sized(
-            inner,
-            call.b,
-            by_columns(s.b),
-            (s.n, s.k),
-            quads_size(s.n, s.k),
-            Place::Quads,
-        )?),
+        None => StripB::Own(pack_quads(inner, call.b, s.b, (s.k, s.n))?),
     };
     strip_multiply(inner, kernel, call, StripA::Part(packed, at), b)
 }
