@@ -381,9 +381,10 @@ fn tiled_products_in_place_through_image_stores() {
 
 /// Batches on the strip kernels (a context with image stores, as a GPU): products of 128
 /// columns and more, k a multiple of 4, the A's (B's) one after another or one for all;
-/// draws of 8 strips that mix products, the last draw part empty (strips past the batch),
-/// strips past m (m % 8 == 4), a batch's A packed over two chunks of k, both layouts;
-/// and a batch whose products' terms would cross a chunk, which takes the tile kernel.
+/// draws of 8 strips that mix products, many draws, the last part empty (strips past the
+/// batch), strips past m (m % 8 == 4), a batch's A packed over two chunks of k, both
+/// layouts; and a batch whose products' terms would cross a chunk, which takes the tile
+/// kernel.
 #[test]
 fn batches_on_the_strip_kernels() {
     let mut r = rng(56);
@@ -394,6 +395,7 @@ fn batches_on_the_strip_kernels() {
         (Layout::ColMajor, (4, 128, 512), 6, (false, false)),
         (Layout::ColMajor, (20, 160, 12), 33, (false, true)),
         (Layout::RowMajor, (128, 8, 16), 4, (false, false)),
+        (Layout::ColMajor, (68, 128, 256), 10, (false, false)),
         (Layout::ColMajor, (8, 128, 260), 9, (false, false)),
     ];
     for (c, &(layout, shape, count, share)) in cases.iter().enumerate() {
