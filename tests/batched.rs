@@ -381,7 +381,7 @@ fn tiled_products_in_place_through_image_stores() {
 
 /// Batches on the strip kernels (a context with image stores, as a GPU): products of 128
 /// columns and more, k a multiple of 4, the A's (B's) one after another or one for all;
-/// draws of 8 strips that mix products, many draws, the last part empty (strips past the
+/// draws of 4 strips that mix products, many draws, the last part empty (strips past the
 /// batch), strips past m (m % 8 == 4), a batch's A packed over two chunks of k, both
 /// layouts; and a batch whose products' terms would cross a chunk, which takes the tile
 /// kernel.

@@ -41,13 +41,15 @@ static GEMM_BATCHED_TILE_IMAGE: Kernel = crate::kernel!("level3/gemm_batched_til
     .defines("#define IMAGE 1\n#define COLS 4")
     .image_stores();
 
-/// Strips (bands) a draw of [`GEMM_STRIP_BATCHED`] takes (`GROUP` in its defines).
-const STRIP_GROUP: usize = 8;
+/// Strips (bands) a draw of [`GEMM_STRIP_BATCHED`] takes (`GROUP` in its defines). On the
+/// H200 (100 x 256^3) 4 beat 8: its strip draws 3.45 against 3.55 ms (BENCHMARKS.md,
+/// session 36), the uniform data a draw reads half as much.
+const STRIP_GROUP: usize = 4;
 /// Batched sgemm on the strip kernels (GPUs with image stores): sgemm's strip kernel in place
 /// (`gemm_strip.frag`), each of a draw's bands a strip of 8 rows of any product of the
 /// batch, op(A) of every product packed once into uniform blocks and op(B) into quads.
 static GEMM_STRIP_BATCHED: Kernel = crate::kernel!("level3/gemm_strip.frag")
-    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 8\n#define IN_PLACE 1\n#define STORE_TILE 1\n#define BATCHED 1")
+    .defines("#define KC 2048\n#define BAND 8\n#define GROUP 4\n#define IN_PLACE 1\n#define STORE_TILE 1\n#define BATCHED 1")
     .header(WINDOW_GLSL)
     .blocks(STRIP_GROUP as u32, STRIP_BLOCK_BYTES)
     .image_stores();
@@ -489,16 +491,7 @@ impl Context {
         set_window(gl, &prog, (s.m, s.n), s.ldc, 0, Window::Full);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_f32(&prog, "beta", beta);
-        const BLOCKS: [&str; STRIP_GROUP] = [
-            "AStrip[0]",
-            "AStrip[1]",
-            "AStrip[2]",
-            "AStrip[3]",
-            "AStrip[4]",
-            "AStrip[5]",
-            "AStrip[6]",
-            "AStrip[7]",
-        ];
+        const BLOCKS: [&str; STRIP_GROUP] = ["AStrip[0]", "AStrip[1]", "AStrip[2]", "AStrip[3]"];
         for (i, name) in BLOCKS.iter().enumerate() {
             gl.set_block_binding(&prog, name, i as u32);
         }
@@ -786,6 +779,13 @@ mod tests {
         assert!(!batch((8, 128, 260), (8 * 260, 260 * 128), 8).on_strips(true));
         // m not a multiple of 4 (no quad case).
         assert!(!batch((6, 128, 8), (48, 1024), 4).on_strips(true));
+    }
+
+    #[test]
+    fn the_batched_strip_kernel_matches_its_group() {
+        let group = format!("#define GROUP {STRIP_GROUP}");
+        assert!(GEMM_STRIP_BATCHED.defines.contains(&group));
+        assert_eq!(GEMM_STRIP_BATCHED.uniform_blocks as usize, STRIP_GROUP);
     }
 
     #[test]
