@@ -22,7 +22,7 @@
 // With BATCHED defined too (batched sgemm, blas/level3/batched.rs: IN_PLACE, one chunk),
 // the bands of a draw are strips of different products: band g of the draw is strip
 // band_row[g] / 8 of its product (none where band_row[g] < 0), whose op(A) lies in its
-// block from term band_l0[g] to band_l1[g], whose op(B) is the quads from column quad
+// block from term band_l0[g] on, kc terms, whose op(B) is the quads from column quad
 // band_q0[g] of bt (term t at quad row t), and whose C starts band_c[g] elements into C's
 // texture; the uniforms l0, l1 and k0 are not read.
 uniform sampler2D bt;
@@ -38,11 +38,10 @@ uniform int quads;
 #ifdef BATCHED
 uniform int band_row[GROUP];
 uniform int band_l0[GROUP];
-uniform int band_l1[GROUP];
 uniform int band_q0[GROUP];
 uniform int band_c[GROUP];
 #define L0(g) band_l0[g]
-#define L1(g) band_l1[g]
+#define L1(g) (band_l0[g] + kc)
 #define K0(g) (-band_l0[g])
 #else
 #define L0(g) l0
@@ -120,9 +119,10 @@ void main() {
     int q = min(q_all, quads - 1);
     int j = 4 * q + (p.x & 1) + 2 * (yb & 1);
 #ifdef BATCHED
-    int row0 = band_row[band % GROUP];
+    int bg = band % GROUP;
+    int row0 = band_row[bg];
     bool live = row0 >= 0;
-    ivec2 bq = ivec2(2 * (q + band_q0[band % GROUP]) + (p.x & 1), yb & 1);
+    ivec2 bq = ivec2(2 * (q + band_q0[bg]) + (p.x & 1), yb & 1);
 #else
     int row0 = 8 * band;
     bool live = block_written(8 * band, 8 * band + 7, 4 * j, 4 * j + 3);
@@ -165,7 +165,7 @@ void main() {
 #endif
         vec4 pr[8] = vec4[8](c0, c1, c2, c3, c4, c5, c6, c7);
 #ifdef BATCHED
-        tile_c_off = band_c[band % GROUP];
+        tile_c_off = band_c[bg];
 #endif
         store_tile(pr, row0, 4 * j);
     }

@@ -12,7 +12,9 @@
 //! `stride_c`), and strides are not negative.
 
 use crate::blas::level3::gemm::kernel::WINDOW_GLSL;
-use crate::blas::level3::gemm::passes::{pack_quads, set_window, PackedStrips, PRODUCTS};
+use crate::blas::level3::gemm::passes::{
+    pack_quads, set_window, PackedStrips, PRODUCTS, STRIP_BLOCKS,
+};
 use crate::blas::level3::gemm::plan::{StripPlan, STRIP_BAND, STRIP_BLOCK_BYTES, STRIP_KC};
 use crate::blas::level3::gemm::shape::{gemm_shape, GemmShape};
 use crate::blas::level3::gemm::shape::{Operand, Window};
@@ -54,8 +56,8 @@ static GEMM_STRIP_BATCHED: Kernel = crate::kernel!("level3/gemm_strip.frag")
     .blocks(STRIP_GROUP as u32, STRIP_BLOCK_BYTES)
     .image_stores();
 /// The fewest columns a product takes the strip kernels with: a band of n/4 fragments, a
-/// draw of 8 bands (narrower products leave each draw too few fragments; the tile kernel
-/// takes them).
+/// draw of [`STRIP_GROUP`] bands (narrower products leave each draw too few fragments; the
+/// tile kernel takes them).
 const STRIPS_MIN_N: usize = 128;
 
 /// The kernels of this file.
@@ -491,8 +493,9 @@ impl Context {
         set_window(gl, &prog, (s.m, s.n), s.ldc, 0, Window::Full);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_f32(&prog, "beta", beta);
-        const BLOCKS: [&str; STRIP_GROUP] = ["AStrip[0]", "AStrip[1]", "AStrip[2]", "AStrip[3]"];
-        for (i, name) in BLOCKS.iter().enumerate() {
+        // Every band's terms: k of them from its own first.
+        gl.set_i32(&prog, "kc", s.k as i32);
+        for (i, name) in STRIP_BLOCKS.iter().enumerate().take(STRIP_GROUP) {
             gl.set_block_binding(&prog, name, i as u32);
         }
         let rect = (
@@ -505,8 +508,8 @@ impl Context {
         let c_stride = bt.c_stride();
         gl.draw_image_store_rects(&[c.surface()], &rects, |d| {
             let mut row = [-1i32; STRIP_GROUP];
-            let (mut l0, mut l1) = ([0i32; STRIP_GROUP], [0i32; STRIP_GROUP]);
-            let (mut q0, mut c0) = ([0i32; STRIP_GROUP], [0i32; STRIP_GROUP]);
+            let (mut l0, mut q0, mut c0) =
+                ([0i32; STRIP_GROUP], [0; STRIP_GROUP], [0; STRIP_GROUP]);
             for g in 0..STRIP_GROUP {
                 // A band past the last strip reads the first band's block and writes nothing.
                 let u = (d * STRIP_GROUP + g).min(units - 1);
@@ -518,13 +521,11 @@ impl Context {
                     row[g] = 8 * strip as i32;
                 }
                 l0[g] = w.shift as i32;
-                l1[g] = (w.shift + s.k) as i32;
                 q0[g] = (pb * s.n / 16) as i32;
                 c0[g] = (p * c_stride) as i32;
             }
             gl.set_i32_array(&prog, "band_row", &row);
             gl.set_i32_array(&prog, "band_l0", &l0);
-            gl.set_i32_array(&prog, "band_l1", &l1);
             gl.set_i32_array(&prog, "band_q0", &q0);
             gl.set_i32_array(&prog, "band_c", &c0);
         });

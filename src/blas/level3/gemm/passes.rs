@@ -714,6 +714,18 @@ pub(crate) enum StripB<'a> {
     Rows(&'a Surface, usize),
 }
 
+/// The names of the strip kernels' uniform blocks of op(A), binding i for block i.
+pub(crate) const STRIP_BLOCKS: [&str; 8] = [
+    "AStrip[0]",
+    "AStrip[1]",
+    "AStrip[2]",
+    "AStrip[3]",
+    "AStrip[4]",
+    "AStrip[5]",
+    "AStrip[6]",
+    "AStrip[7]",
+];
+
 /// The strip kernels' multiply and merge on packed operands (`a` op(A)'s uniform blocks,
 /// `b` op(B)'s quads): `None` where the multiply ([`strips_in_place`]) or the merge wrote C
 /// in place, else C's new texture for `install`.
@@ -769,17 +781,7 @@ pub(crate) fn strip_multiply(
         gl.set_i32(prog, "quads", plan.quads as i32);
         set_update_uniforms(gl, prog, s, call.alpha, call.beta);
         set_terms(gl, prog, s.terms);
-        const BLOCKS: [&str; 8] = [
-            "AStrip[0]",
-            "AStrip[1]",
-            "AStrip[2]",
-            "AStrip[3]",
-            "AStrip[4]",
-            "AStrip[5]",
-            "AStrip[6]",
-            "AStrip[7]",
-        ];
-        for (i, name) in BLOCKS.iter().enumerate().take(plan.group) {
+        for (i, name) in STRIP_BLOCKS.iter().enumerate().take(plan.group) {
             gl.set_block_binding(prog, name, i as u32);
         }
     };
