@@ -467,19 +467,21 @@ impl Context {
             a: Operand::at(0, s.a.ld, false),
             ..*s
         };
-        let Some(packed) = PackedStrips::new(inner, &whole, a)? else {
+        // (op(B)'s pack follows at once: its barrier orders both before the draws.)
+        let Some(packed) = PackedStrips::new(inner, &whole, a, true)? else {
             return Ok(false);
         };
+        let quads = pack_quads(inner, b, Operand::at(0, s.b.ld, false), (s.k, nb))?;
         // Where each A_p's terms lie in the pack (Batch::on_strips admits only batches whose
         // products each lie inside one chunk).
         let windows: Option<Vec<_>> = (0..bt.a_products())
             .map(|p| packed.window(s, (0, p * s.k)))
             .collect();
         let Some(windows) = windows else {
+            inner.give_surface(quads);
             packed.release(inner);
             return Ok(false);
         };
-        let quads = pack_quads(inner, b, Operand::at(0, s.b.ld, false), (s.k, nb))?;
         let align = info.uniform_buffer_offset_alignment.max(1) as usize;
         let plan = StripPlan::new(s, STRIP_GROUP, align);
         let units = bt.count * strips;

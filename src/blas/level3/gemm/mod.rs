@@ -379,7 +379,7 @@ impl Context {
         c: &mut Buffer,
     ) -> Result<bool> {
         if shared.packed.is_none() {
-            shared.packed = PackedStrips::new(&self.inner, &shared.whole, shared.a)?;
+            shared.packed = PackedStrips::new(&self.inner, &shared.whole, shared.a, false)?;
         }
         let Some((packed, window)) = shared
             .packed

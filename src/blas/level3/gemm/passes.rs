@@ -613,8 +613,15 @@ pub(crate) struct PackedStrips {
 
 impl PackedStrips {
     /// op(A) of `s` (read from `a`) packed for the strip kernels; `None` on a device
-    /// without image stores.
-    pub(crate) fn new(inner: &Inner, s: &GemmShape, a: &Buffer) -> Result<Option<Self>> {
+    /// without image stores. With `then_b` the pack leaves its barrier to an image-store
+    /// pass that the caller draws next, before anything reads the pack (op(B)'s pack, as
+    /// sgemm's op(A) pack does), so that the two can run side by side.
+    pub(crate) fn new(
+        inner: &Inner,
+        s: &GemmShape,
+        a: &Buffer,
+        then_b: bool,
+    ) -> Result<Option<Self>> {
         if !inner.image_store_paths {
             return Ok(None);
         }
@@ -623,7 +630,7 @@ impl PackedStrips {
         let plan = StripPlan::new(s, 1, align);
         let size = (strip_a_size(&plan), plan.buffer_bytes());
         let place = strip_place(&plan);
-        let whole = (false, Terms::All);
+        let whole = (then_b, Terms::All);
         let blocks = pack_into_buffer(inner, a, s.a, (s.m, s.k), size, place, None, whole)?;
         Ok(Some(PackedStrips {
             blocks,
