@@ -383,8 +383,9 @@ fn tiled_products_in_place_through_image_stores() {
 /// columns and more, k a multiple of 4, the A's (B's) one after another or one for all;
 /// draws of 4 strips that mix products, many draws, the last part empty (strips past the
 /// batch), strips past m (m % 8 == 4), a batch's A packed over two chunks of k, both
-/// layouts; and a batch whose products' terms would cross a chunk, which takes the tile
-/// kernel.
+/// layouts; and batches that take the tile kernel: one whose products' terms would cross a
+/// chunk, and one whose A is more terms than a texture is tall (80 x 256 on llvmpipe,
+/// whose largest texture is 16384: op(A)'s pack draws a row of fragments a term).
 #[test]
 fn batches_on_the_strip_kernels() {
     let mut r = rng(56);
@@ -396,6 +397,7 @@ fn batches_on_the_strip_kernels() {
         (Layout::ColMajor, (20, 160, 12), 33, (false, true)),
         (Layout::RowMajor, (128, 8, 16), 4, (false, false)),
         (Layout::ColMajor, (68, 128, 256), 10, (false, false)),
+        (Layout::ColMajor, (8, 128, 256), 80, (false, false)),
         (Layout::ColMajor, (8, 128, 260), 9, (false, false)),
     ];
     for (c, &(layout, shape, count, share)) in cases.iter().enumerate() {

@@ -455,7 +455,9 @@ impl Context {
         let max = info.max_texture_size as usize;
         let (ka, nb) = (bt.a_products() * s.k, bt.b_products() * s.n);
         let strips = s.m.div_ceil(8);
+        // (The packs' grids and textures: op(A)'s pack draws a row of fragments a term.)
         if !GEMM_STRIP_BATCHED.runs_on(info)
+            || ka > max
             || 2 * nb.div_ceil(16) > max
             || strips * ka.div_ceil(STRIP_KC) > max
         {
