@@ -383,9 +383,10 @@ fn tiled_products_in_place_through_image_stores() {
 /// columns and more, k a multiple of 4, the A's (B's) one after another or one for all;
 /// draws of 4 strips that mix products, many draws, the last part empty (strips past the
 /// batch), strips past m (m % 8 == 4), a batch's A packed over two chunks of k, both
-/// layouts; and batches that take the tile kernel: one whose products' terms would cross a
-/// chunk, and one whose A is more terms than a texture is tall (80 x 256 on llvmpipe,
-/// whose largest texture is 16384: op(A)'s pack draws a row of fragments a term).
+/// layouts; one whose A is more terms than a texture is tall (80 x 256 on llvmpipe, whose
+/// largest texture is 16384: op(A)'s pack draws a row of fragments a term), which runs in
+/// two pieces (64 and 16 products), each packed and drawn in turn; and one that takes the
+/// tile kernel, whose products' terms would cross a chunk.
 #[test]
 fn batches_on_the_strip_kernels() {
     let mut r = rng(56);

@@ -288,6 +288,42 @@ impl Batch {
         fits && (0..self.a_products()).all(|p| (p * s.k) % STRIP_KC + s.k <= STRIP_KC)
     }
 
+    /// Products a piece of a batch on the strip kernels ([`Batch::on_strips`]) holds so that
+    /// its packs fit textures of `max` texels a side (op(A)'s pack draws a row of fragments a
+    /// term; the quads are two texels a quad of columns wide; the blocks a row a strip and
+    /// chunk): the whole batch where it fits, else the most products that fit whose terms
+    /// fill whole chunks, so that each piece's products lie in its pack's chunks as the
+    /// batch's lie in one pack; `None` where not even that fits.
+    pub(crate) fn strip_piece(&self, max: usize) -> Option<usize> {
+        let s = &self.s;
+        let strips = s.m.div_ceil(8);
+        let (own_a, own_b) = (self.stride_a != 0, self.stride_b != 0);
+        let fits = |count: usize| {
+            let ka = if own_a { count } else { 1 } * s.k;
+            let nb = if own_b { count } else { 1 } * s.n;
+            ka <= max && 2 * nb.div_ceil(16) <= max && strips * ka.div_ceil(STRIP_KC) <= max
+        };
+        if fits(self.count) {
+            return Some(self.count);
+        }
+        let mut most = self.count;
+        if own_a {
+            most = most.min(max / s.k).min(max / strips * STRIP_KC / s.k);
+        }
+        if own_b {
+            most = most.min(max / 2 * 16 / s.n);
+        }
+        if own_a {
+            // Whole chunks a piece (on_strips admits such a long A only where k divides one).
+            if !STRIP_KC.is_multiple_of(s.k) {
+                return None;
+            }
+            let step = STRIP_KC / s.k;
+            most -= most % step;
+        }
+        (most > 0 && fits(most)).then_some(most)
+    }
+
     /// Distinct A's of the batch (1 for a stride of 0).
     fn a_products(&self) -> usize {
         if self.stride_a == 0 {
@@ -439,8 +475,9 @@ impl Context {
     /// The batch on the strip kernels (see [`Batch::on_strips`]): every A_p packed once into
     /// the strip kernels' uniform blocks as one matrix of `count*k` terms, every B_p into
     /// one texture of quads of `count*n` columns, then draws of [`STRIP_GROUP`] strips of
-    /// 8 rows, each strip a band of its own product, writing C in place. `false` (nothing
-    /// done) where a pack would not fit the device.
+    /// 8 rows, each strip a band of its own product, writing C in place. A batch whose packs
+    /// would not fit the device's textures runs in pieces of as many products as fit, each
+    /// packed and drawn in turn. `false` (nothing done) where even one product would not fit.
     fn batched_strips(
         &self,
         bt: &Batch,
@@ -449,40 +486,67 @@ impl Context {
         beta: f32,
         c: &mut Buffer,
     ) -> Result<bool> {
+        let info = self.info();
+        let Some(per) = bt.strip_piece(info.max_texture_size as usize) else {
+            return Ok(false);
+        };
+        if !GEMM_STRIP_BATCHED.runs_on(info) || !self.inner.image_store_paths {
+            return Ok(false);
+        }
+        for p0 in (0..bt.count).step_by(per) {
+            let piece = Batch {
+                count: per.min(bt.count - p0),
+                ..*bt
+            };
+            let at = (p0 * bt.stride_a, p0 * bt.stride_b, p0 * bt.c_stride());
+            self.strips_piece(&piece, at, alpha, (a, b), beta, c)?;
+        }
+        Ok(true)
+    }
+
+    /// [`Context::batched_strips`] on one piece of a batch: `bt` (its products) from
+    /// elements `at` (A, B, C) of the buffers on.
+    fn strips_piece(
+        &self,
+        bt: &Batch,
+        (a_off, b_off, c_off): (usize, usize, usize),
+        alpha: f32,
+        (a, b): (&Buffer, &Buffer),
+        beta: f32,
+        c: &mut Buffer,
+    ) -> Result<()> {
         let inner = &self.inner;
         let s = &bt.s;
         let info = self.info();
-        let max = info.max_texture_size as usize;
         let (ka, nb) = (bt.a_products() * s.k, bt.b_products() * s.n);
         let strips = s.m.div_ceil(8);
-        // (The packs' grids and textures: op(A)'s pack draws a row of fragments a term.)
-        if !GEMM_STRIP_BATCHED.runs_on(info)
-            || ka > max
-            || 2 * nb.div_ceil(16) > max
-            || strips * ka.div_ceil(STRIP_KC) > max
-        {
-            return Ok(false);
-        }
-        // The batch's A as one m x ka matrix, its B as one k x nb.
+        // The piece's A as one m x ka matrix, its B as one k x nb.
         let whole = GemmShape {
             k: ka,
-            a: Operand::at(0, s.a.ld, false),
+            a: Operand::at(a_off, s.a.ld, false),
             ..*s
         };
-        // (op(B)'s pack follows at once: its barrier orders both before the draws.)
+        // (op(B)'s pack follows at once: its barrier orders both before the draws. The
+        // device has image stores: Context::batched_strips checked.)
         let Some(packed) = PackedStrips::new(inner, &whole, a, true)? else {
-            return Ok(false);
+            // (Not reached: Context::batched_strips checks for image stores.)
+            return Err(Error::Unsupported(
+                "batched strips without image stores".into(),
+            ));
         };
-        let quads = pack_quads(inner, b, Operand::at(0, s.b.ld, false), (s.k, nb))?;
+        let quads = pack_quads(inner, b, Operand::at(b_off, s.b.ld, false), (s.k, nb))?;
         // Where each A_p's terms lie in the pack (Batch::on_strips admits only batches whose
-        // products each lie inside one chunk).
+        // products each lie inside one chunk, Batch::strip_piece only pieces of whole chunks).
         let windows: Option<Vec<_>> = (0..bt.a_products())
             .map(|p| packed.window(s, (0, p * s.k)))
             .collect();
         let Some(windows) = windows else {
             inner.give_surface(quads);
             packed.release(inner);
-            return Ok(false);
+            // (Not reached: Batch::on_strips and Batch::strip_piece rule it out.)
+            return Err(Error::Unsupported(
+                "a batched product across a chunk".into(),
+            ));
         };
         let align = info.uniform_buffer_offset_alignment.max(1) as usize;
         let plan = StripPlan::new(s, STRIP_GROUP, align);
@@ -526,7 +590,7 @@ impl Context {
                 }
                 l0[g] = w.shift as i32;
                 q0[g] = (pb * s.n / 16) as i32;
-                c0[g] = (p * c_stride) as i32;
+                c0[g] = (c_off + p * c_stride) as i32;
             }
             gl.set_i32_array(&prog, "band_row", &row);
             gl.set_i32_array(&prog, "band_l0", &l0);
@@ -535,7 +599,7 @@ impl Context {
         });
         inner.give_surface(quads);
         packed.release(inner);
-        Ok(true)
+        Ok(())
     }
 
     /// The tiled path: every product's tiles into 8 targets, then merged into C.
@@ -784,6 +848,54 @@ mod tests {
         assert!(!batch((8, 128, 260), (8 * 260, 260 * 128), 8).on_strips(true));
         // m not a multiple of 4 (no quad case).
         assert!(!batch((6, 128, 8), (48, 1024), 4).on_strips(true));
+    }
+
+    #[test]
+    fn strip_batches_too_long_for_one_pack_run_in_pieces_of_whole_chunks() {
+        let nn = (NoTrans, NoTrans);
+        let batch = |(m, n, k): (i32, i32, i32), (sa, sb): (i64, i64), count: i32| {
+            strided_call(
+                ColMajor,
+                nn,
+                (m, n, k),
+                (m, sa),
+                (k, sb),
+                (m, (m * n) as i64),
+                count,
+            )
+            .unwrap()
+        };
+        // Fits whole: 100 x 256 terms in textures of 32768.
+        assert_eq!(
+            batch((256, 256, 256), (65536, 65536), 100).strip_piece(32768),
+            Some(100)
+        );
+        // 80 x 256 terms past 16384 (llvmpipe): 64 products a piece, 8 to a chunk.
+        assert_eq!(
+            batch((8, 128, 256), (2048, 32768), 80).strip_piece(16384),
+            Some(64)
+        );
+        // 400 x 128^3 past 32768 terms: 256 a piece (16 to a chunk), the quads 4096 wide.
+        let b = batch((128, 128, 128), (16384, 16384), 400);
+        assert_eq!(b.strip_piece(32768), Some(256));
+        // Each piece within every limit; a piece one chunk larger past one of them.
+        for (b, max) in [(b, 32768), (batch((8, 128, 256), (2048, 32768), 80), 16384)] {
+            let per = b.strip_piece(max).unwrap();
+            let (k, n) = (b.s.k, b.s.n);
+            assert!(per * k <= max && 2 * (per * n).div_ceil(16) <= max);
+            assert_eq!((per * k) % STRIP_KC, 0);
+            assert!((per + STRIP_KC / k) * k > max);
+        }
+        // One A for all, many B's: the quads' width decides (16384 / 2 * 16 / 256 = 512).
+        assert_eq!(
+            batch((8, 256, 64), (0, 64 * 256), 5000).strip_piece(16384),
+            Some(512)
+        );
+        // Not even one product: strips of one chunk past the texture's rows.
+        assert_eq!(
+            batch((8 * 20000, 128, 4), (0, 0), 2).strip_piece(16384),
+            None
+        );
     }
 
     #[test]
