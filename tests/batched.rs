@@ -385,8 +385,9 @@ fn tiled_products_in_place_through_image_stores() {
 /// batch), strips past m (m % 8 == 4), a batch's A packed over two chunks of k, both
 /// layouts; one whose A is more terms than a texture is tall (80 x 256 on llvmpipe, whose
 /// largest texture is 16384: op(A)'s pack draws a row of fragments a term), which runs in
-/// two pieces (64 and 16 products), each packed and drawn in turn; and one that takes the
-/// tile kernel, whose products' terms would cross a chunk.
+/// two pieces (64 and 16 products), each packed and drawn in turn; and one whose k does not
+/// divide a chunk (260: the 8th product's terms would cross 2048), which runs in pieces of
+/// 7 and 2 products, each inside one chunk.
 #[test]
 fn batches_on_the_strip_kernels() {
     let mut r = rng(56);

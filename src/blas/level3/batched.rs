@@ -270,13 +270,13 @@ impl Batch {
     /// quad case with a product to form, at least [`STRIPS_MIN_N`] columns (a multiple of
     /// 16: a product's quads of op(B) start on a quad), k a multiple of 4 and no more than a
     /// chunk, and the batch's A (B) one matrix of `count*k` terms (`count*n` columns): A_p
-    /// (B_p) right after the one before it, or one for all. No product's terms may cross a
-    /// chunk of the pack.
+    /// (B_p) right after the one before it, or one for all. (Where k does not divide a
+    /// chunk, [`Batch::strip_piece`] keeps each product's terms inside one.)
     pub(crate) fn on_strips(&self, product: bool) -> bool {
         let s = &self.s;
         let (quad_a, quad_b) = self.quads();
         let one = self.count == 1;
-        let fits = product
+        product
             && quad_a
             && quad_b
             && s.n >= STRIPS_MIN_N
@@ -284,16 +284,16 @@ impl Batch {
             && s.k.is_multiple_of(4)
             && s.k <= STRIP_KC
             && (one || self.stride_a == 0 || self.stride_a == s.a.ld * s.k)
-            && (one || self.stride_b == 0 || self.stride_b == s.b.ld * s.n);
-        fits && (0..self.a_products()).all(|p| (p * s.k) % STRIP_KC + s.k <= STRIP_KC)
+            && (one || self.stride_b == 0 || self.stride_b == s.b.ld * s.n)
     }
 
     /// Products a piece of a batch on the strip kernels ([`Batch::on_strips`]) holds so that
     /// its packs fit textures of `max` texels a side (op(A)'s pack draws a row of fragments a
     /// term; the quads are two texels a quad of columns wide; the blocks a row a strip and
-    /// chunk): the whole batch where it fits, else the most products that fit whose terms
-    /// fill whole chunks, so that each piece's products lie in its pack's chunks as the
-    /// batch's lie in one pack; `None` where not even that fits.
+    /// chunk) and no product's terms cross a chunk of its piece's pack (the strip kernel
+    /// reads one block a band): the whole batch where that holds, else the most products
+    /// that fit whose terms fill whole chunks (k divides a chunk), or that lie in one chunk
+    /// (it does not); `None` where not even one product fits.
     pub(crate) fn strip_piece(&self, max: usize) -> Option<usize> {
         let s = &self.s;
         let strips = s.m.div_ceil(8);
@@ -303,7 +303,10 @@ impl Batch {
             let nb = if own_b { count } else { 1 } * s.n;
             ka <= max && 2 * nb.div_ceil(16) <= max && strips * ka.div_ceil(STRIP_KC) <= max
         };
-        if fits(self.count) {
+        // Products one after another whose terms meet a chunk's end inside one of them.
+        let whole_chunks = STRIP_KC.is_multiple_of(s.k);
+        let crosses = own_a && !whole_chunks && self.count * s.k > STRIP_KC;
+        if fits(self.count) && !crosses {
             return Some(self.count);
         }
         let mut most = self.count;
@@ -313,13 +316,13 @@ impl Batch {
         if own_b {
             most = most.min(max / 2 * 16 / s.n);
         }
-        if own_a {
-            // Whole chunks a piece (on_strips admits such a long A only where k divides one).
-            if !STRIP_KC.is_multiple_of(s.k) {
-                return None;
-            }
+        if own_a && whole_chunks {
+            // Whole chunks a piece: each piece's products lie in its chunks as in one pack.
             let step = STRIP_KC / s.k;
             most -= most % step;
+        } else if own_a {
+            // One chunk a piece.
+            most = most.min(STRIP_KC / s.k);
         }
         (most > 0 && fits(most)).then_some(most)
     }
@@ -535,15 +538,15 @@ impl Context {
             ));
         };
         let quads = pack_quads(inner, b, Operand::at(b_off, s.b.ld, false), (s.k, nb))?;
-        // Where each A_p's terms lie in the pack (Batch::on_strips admits only batches whose
-        // products each lie inside one chunk, Batch::strip_piece only pieces of whole chunks).
+        // Where each A_p's terms lie in the pack (Batch::strip_piece makes pieces whose
+        // products each lie inside one chunk).
         let windows: Option<Vec<_>> = (0..bt.a_products())
             .map(|p| packed.window(s, (0, p * s.k)))
             .collect();
         let Some(windows) = windows else {
             inner.give_surface(quads);
             packed.release(inner);
-            // (Not reached: Batch::on_strips and Batch::strip_piece rule it out.)
+            // (Not reached: Batch::strip_piece rules it out.)
             return Err(Error::Unsupported(
                 "a batched product across a chunk".into(),
             ));
@@ -843,9 +846,8 @@ mod tests {
         assert!(!batch((64, 136, 64), (4096, 64 * 136), 10).on_strips(true));
         assert!(!batch((64, 128, 62), (64 * 62, 62 * 128), 10).on_strips(true));
         assert!(!batch((8, 128, 2052), (8 * 2052, 2052 * 128), 1).on_strips(true));
-        // Terms that would cross a chunk of the pack (260 does not divide 2048): the 8th A.
-        assert!(batch((8, 128, 260), (8 * 260, 260 * 128), 7).on_strips(true));
-        assert!(!batch((8, 128, 260), (8 * 260, 260 * 128), 8).on_strips(true));
+        // k not dividing a chunk (260): taken, in pieces (Batch::strip_piece).
+        assert!(batch((8, 128, 260), (8 * 260, 260 * 128), 8).on_strips(true));
         // m not a multiple of 4 (no quad case).
         assert!(!batch((6, 128, 8), (48, 1024), 4).on_strips(true));
     }
@@ -891,6 +893,18 @@ mod tests {
             batch((8, 256, 64), (0, 64 * 256), 5000).strip_piece(16384),
             Some(512)
         );
+        // k not dividing a chunk: the whole batch while its terms stay inside one chunk
+        // (7 x 260 = 1820), else pieces of one chunk (the 8th A would cross 2048); one A
+        // for all never crosses.
+        let k260 = |count| batch((8, 128, 260), (8 * 260, 260 * 128), count);
+        assert_eq!(k260(7).strip_piece(16384), Some(7));
+        assert_eq!(k260(8).strip_piece(16384), Some(7));
+        assert_eq!(k260(100).strip_piece(16384), Some(7));
+        let shared = batch((8, 128, 260), (0, 260 * 128), 100);
+        assert_eq!(shared.strip_piece(16384), Some(100));
+        // 150 x 192^3: 10 products to a chunk (1920 terms).
+        let k192 = batch((192, 192, 192), (192 * 192, 192 * 192), 150);
+        assert_eq!(k192.strip_piece(32768), Some(10));
         // Not even one product: strips of one chunk past the texture's rows.
         assert_eq!(
             batch((8 * 20000, 128, 4), (0, 0), 2).strip_piece(16384),
