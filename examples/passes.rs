@@ -183,7 +183,7 @@ fn main() -> fragblas::Result<()> {
         if inverse {
             sgemm(&ctx, &wanted)?;
         }
-        for (n, count) in [(64usize, 1000usize), (256, 100), (256, 200)] {
+        for (n, count) in [(64usize, 1000usize), (256, 100), (256, 200), (192, 150)] {
             let name = format!("sgemm_batched {count}x{n}^3");
             if !inverse || !wanted(&name) {
                 continue;
