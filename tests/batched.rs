@@ -387,7 +387,8 @@ fn tiled_products_in_place_through_image_stores() {
 /// largest texture is 16384: op(A)'s pack draws a row of fragments a term), which runs in
 /// two pieces (64 and 16 products), each packed and drawn in turn; and one whose k does not
 /// divide a chunk (260: the 8th product's terms would cross 2048), which runs in pieces of
-/// 7 and 2 products, each inside one chunk.
+/// 7 and 2 products, each inside one chunk; more such k (12, 36 with one A for all, 100 in
+/// row-major order, 1000, 2044: one product a piece).
 #[test]
 fn batches_on_the_strip_kernels() {
     let mut r = rng(56);
@@ -401,6 +402,11 @@ fn batches_on_the_strip_kernels() {
         (Layout::ColMajor, (68, 128, 256), 10, (false, false)),
         (Layout::ColMajor, (8, 128, 256), 80, (false, false)),
         (Layout::ColMajor, (8, 128, 260), 9, (false, false)),
+        (Layout::ColMajor, (12, 128, 12), 200, (false, false)),
+        (Layout::ColMajor, (20, 144, 1000), 5, (false, true)),
+        (Layout::ColMajor, (8, 128, 2044), 3, (false, false)),
+        (Layout::ColMajor, (16, 128, 36), 100, (true, false)),
+        (Layout::RowMajor, (128, 8, 100), 25, (false, false)),
     ];
     for (c, &(layout, shape, count, share)) in cases.iter().enumerate() {
         strided_case(
