@@ -1,8 +1,12 @@
 //! Host time spent inside GL calls, by kind of work, and the GPU's time between draws: what
 //! a call's fixed cost is made of. Off unless a context is created with profiling on; then
 //! every wrapped GL entry point adds its count and its host time (two clock reads) to the
-//! context's [`GlTimes`], and every draw is followed by a GPU timestamp query where desktop
-//! GL has them (ARB_timer_query, core since 3.3), read when the times are taken.
+//! context's [`GlTimes`], and every run of draws (the draws of one program that one pass
+//! makes in a row) is followed by a GPU timestamp query where desktop GL has them
+//! (ARB_timer_query, core since 3.3), read when the times are taken. One query a run, not a
+//! draw: a timestamp is written once every command before it has completed, which may keep a
+//! driver from overlapping a pass's draws (on the H200 it made no measured difference:
+//! batched sgemm 100 x 256^3's 800 strip draws 3.32 ms either way, BENCHMARKS.md session 38).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -50,9 +54,9 @@ pub struct GlTimes {
     /// `glFinish` and fence waits.
     pub waits: GlStat,
     /// The GPU's side (desktop GL only; zero elsewhere): `calls` is the number of draws
-    /// timestamped, `time` the GPU time from the first draw's end to the last one's, so
-    /// `time / (calls - 1)` is the GPU time per draw when the GPU, not the host, sets the
-    /// pace. Not part of [`GlTimes::total`].
+    /// timestamped (a timestamp after each run of a pass's draws), `time` the GPU time from
+    /// the end of the first run to the end of the last one, when the GPU, not the host, sets
+    /// the pace. Not part of [`GlTimes::total`].
     pub gpu: GlStat,
 }
 
@@ -94,7 +98,7 @@ pub struct KernelTime {
     pub kernel: String,
     /// Draws timed.
     pub draws: u64,
-    /// GPU time, each draw's from the end of the draw before it to its own end.
+    /// GPU time, each run of draws' from the end of the run before it to its own end.
     pub time: Duration,
 }
 
@@ -102,11 +106,11 @@ pub struct KernelTime {
 #[derive(Default)]
 pub(crate) struct Profile(Option<RefCell<GlTimes>>, RefCell<Timestamps>);
 
-/// GPU timestamp queries issued after draws and not read yet (with the kernel each draw
-/// ran), spare ones to reuse, and the program in use.
+/// GPU timestamp queries issued after runs of draws and not read yet (with the kernel each
+/// run ran and its number of draws), spare ones to reuse, and the program in use.
 #[derive(Default)]
 struct Timestamps {
-    pending: Vec<(glow::Query, Rc<str>)>,
+    pending: Vec<(glow::Query, Rc<str>, u64)>,
     spare: Vec<glow::Query>,
     program: Option<Rc<str>>,
 }
@@ -158,9 +162,10 @@ impl Gl {
         !self.gl.version().is_embedded
     }
 
-    /// After a draw, when profiling: a GPU timestamp of the moment it completes.
-    pub(crate) fn stamp_draw(&self) {
-        if !self.profile.on() || !self.has_timestamps() {
+    /// After a run of `draws` draws of the current program, when profiling: a GPU timestamp
+    /// of the moment they complete.
+    pub(crate) fn stamp_draws(&self, draws: u64) {
+        if draws == 0 || !self.profile.on() || !self.has_timestamps() {
             return;
         }
         let mut ts = self.profile.1.borrow_mut();
@@ -180,7 +185,7 @@ impl Gl {
             .program
             .clone()
             .unwrap_or_else(|| Rc::from("(no program)"));
-        ts.pending.push((q, program));
+        ts.pending.push((q, program, draws));
     }
 
     /// The host time spent in GL calls by kind since the last call, then reset, with the
@@ -195,7 +200,7 @@ impl Gl {
         // this crate, so the "offset" is the address of `v`, which holds the one u64 written.
         let stamps: Vec<u64> = pending
             .iter()
-            .map(|&(q, _)| unsafe {
+            .map(|&(q, _, _)| unsafe {
                 let mut v = [0u64];
                 self.gl.get_query_parameter_u64_with_offset(
                     q,
@@ -206,25 +211,26 @@ impl Gl {
             })
             .collect();
         let mut kernels: Vec<KernelTime> = Vec::new();
-        for (i, (_, label)) in pending.iter().enumerate().skip(1) {
+        for (i, (_, label, draws)) in pending.iter().enumerate().skip(1) {
             let t = Duration::from_nanos(stamps[i].saturating_sub(stamps[i - 1]));
             match kernels.iter_mut().find(|k| *k.kernel == **label) {
                 Some(k) => {
-                    k.draws += 1;
+                    k.draws += draws;
                     k.time += t;
                 }
                 None => kernels.push(KernelTime {
                     kernel: label.to_string(),
-                    draws: 1,
+                    draws: *draws,
                     time: t,
                 }),
             }
         }
         kernels.sort_by_key(|k| std::cmp::Reverse(k.time));
-        ts.spare.extend(pending.into_iter().map(|(q, _)| q));
+        let draws = pending.iter().map(|&(_, _, d)| d).sum();
+        ts.spare.extend(pending.into_iter().map(|(q, _, _)| q));
         if let (Some(first), Some(last)) = (stamps.first(), stamps.last()) {
             times.gpu = GlStat {
-                calls: stamps.len() as u64,
+                calls: draws,
                 time: Duration::from_nanos(last.saturating_sub(*first)),
             };
         }
@@ -234,7 +240,7 @@ impl Gl {
     /// Deletes the timestamp queries; at teardown.
     pub(crate) fn release_queries(&self) {
         let ts = &mut *self.profile.1.borrow_mut();
-        let pending = ts.pending.drain(..).map(|(q, _)| q);
+        let pending = ts.pending.drain(..).map(|(q, _, _)| q);
         for q in pending.chain(ts.spare.drain(..)) {
             // SAFETY: created by this context, deleted once.
             unsafe { self.gl.delete_query(q) };
