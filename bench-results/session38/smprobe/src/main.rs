@@ -60,6 +60,9 @@ layout(std140, binding = 0) uniform AStrip { vec4 a[512]; } strip;
 #define A(i) strip.a[i]
 #elif SRC == 2
 layout(std140, binding = 0) uniform AStrip { vec4 a[BLOCK]; } strips4[4];
+#elif SRC == 3
+layout(std140, binding = 0) uniform AStrip { vec4 a[4096]; } strip;
+#define A(i) strip.a[goff + (i)]
 #else
 layout(std430, binding = 0) readonly buffer AS { vec4 a[]; } strip;
 #define A(i) strip.a[i]
@@ -80,8 +83,11 @@ void main() {
         vec4 b2 = texelFetch(bt, bq + ivec2(0, 2 * (l + 2)), 0); \
         vec4 b3 = texelFetch(bt, bq + ivec2(0, 2 * (l + 3)), 0); \
         STEP(b0, l) STEP(b1, l + 1) STEP(b2, l + 2) STEP(b3, l + 3) }
+#if SRC == 3
+    int goff = ((p.y / BANDROWS) % 4) * OFFSTEP;
+#endif
 #if SRC == 2
-    int g = (p.y / 8) % 4;
+    int g = (p.y / BANDROWS) % 4;
     if (g == 0) {
 #define A(i) strips4[0].a[i]
         LOOP
@@ -246,6 +252,21 @@ fn main() {
             }
             println!("{line}");
         }
+        for r in [[0, 0, 8, 32], [0, 0, 16, 32]] {
+            let sentinel = vec![-1i32; (n * n) as usize];
+            gl.tex_sub_image_2d(glow::TEXTURE_2D, 0, 0, 0, n, n, glow::RED_INTEGER, glow::INT, glow::PixelUnpackData::Slice(Some(bytemuck_cast(&sentinel))));
+            set_rects(&gl, pid, &[r]);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            let v = read(&gl);
+            println!("warps of rect {:?} (SM*1000+warp id per pixel, y down):", r);
+            for y in 0..r[3] {
+                let mut line = String::new();
+                for x in 0..r[2] {
+                    line += &format!("{:>6}", v[(y * n + x) as usize]);
+                }
+                println!("{line}");
+            }
+        }
         // small rects: SMs used
         for r in [[0, 0, 8, 32], [0, 0, 8, 64], [0, 0, 16, 16], [0, 0, 32, 8], [0, 0, 64, 8], [0, 0, 256, 8], [0, 0, 32, 32], [0, 0, 64, 64]] {
             let sentinel = vec![-1i32; (n * n) as usize];
@@ -306,8 +327,11 @@ fn main() {
         gl.bind_texture(glow::TEXTURE_2D, Some(t1));
         gl.tex_sub_image_2d(glow::TEXTURE_2D, 0, 0, 0, 1024, 1024, glow::RGBA, glow::FLOAT, glow::PixelUnpackData::Slice(Some(bytemuck_f32(&btd))));
         gl.bind_image_texture(0, Some(wt), 0, false, 0, glow::WRITE_ONLY, glow::RGBA32F);
-        for (srcm, rebind, block) in [(0, false, 0), (2, false, 4096), (2, true, 4096), (2, false, 512), (2, true, 512), (0, true, 0)] {
-            let pw = prog(&gl, &format!("#version 430\n#define SRC {srcm}\n#define BLOCK {block}\n{FS_STRIP}")).unwrap();
+        let br: i32 = std::env::var("BANDROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
+        for (srcm, rebind, block) in [(0, false, 0), (2, false, 512), (3, false, 512), (3, false, 0)] {
+            let same = srcm == 22;
+            let srcm = if same { 2 } else { srcm };
+            let pw = prog(&gl, &format!("#version 430\n#define SRC {srcm}\n#define BLOCK {block}\n#define OFFSTEP {block}\n#define BANDROWS {br}\n{FS_STRIP}")).unwrap();
             gl.use_program(Some(pw));
             let l = gl.get_uniform_location(pw, "fb");
             gl.uniform_2_f32(l.as_ref(), fw as f32, fh as f32);
@@ -316,14 +340,18 @@ fn main() {
             let target = if srcm == 0 { glow::UNIFORM_BUFFER } else { glow::SHADER_STORAGE_BUFFER };
             gl.bind_buffer_range(target, 0, Some(ubo), 0, 8192);
             let bytes = block * 16;
+            if srcm == 3 {
+                gl.bind_buffer_range(glow::UNIFORM_BUFFER, 0, Some(big), 0, 65536);
+            }
             if srcm == 2 {
                 for g in 0..4 {
-                    gl.bind_buffer_range(glow::UNIFORM_BUFFER, g, Some(big), (g as i32) * bytes, bytes);
+                    let off = if same { 0 } else { (g as i32) * bytes };
+                    gl.bind_buffer_range(glow::UNIFORM_BUFFER, g, Some(big), off, bytes);
                     let idx = gl.get_uniform_block_index(pw, &format!("AStrip[{g}]")).unwrap();
                     gl.uniform_block_binding(pw, idx, g);
                 }
             }
-            for r in [[0, 0, 8, 32], [0, 0, 8, 8], [0, 0, 64, 64]] {
+            for r in [[0, 0, 8, 4 * br], [0, 0, 4, 4 * br], [0, 0, 64, 64]] {
                 let reps = 200;
                 // warm
                 set_rects(&gl, pw, &[r]);
@@ -348,7 +376,7 @@ fn main() {
                 gl.get_query_parameter_u64_with_offset(q, glow::QUERY_RESULT, &mut ns as *mut u64 as usize);
                 let us = ns as f64 / 1000.0 / reps as f64;
                 let frags = r[2] * r[3];
-                println!("strip src {} block {block} rebind {rebind} rect {:?}: {us:.2} us/draw  {:.0} GFMA/s", ["ubo", "ssbo", "4 ubos"][srcm], r, frags as f64 * 8192.0 / us / 1000.0);
+                println!("strip bandrows {br} src {} block/offstep {block} same {same} rebind {rebind} rect {:?}: {us:.2} us/draw  {:.0} GFMA/s", ["ubo", "ssbo", "4 ubos", "1 ubo, band offsets"][srcm], r, frags as f64 * 8192.0 / us / 1000.0);
             }
         }
         gl.bind_texture(glow::TEXTURE_2D, None);
