@@ -79,6 +79,19 @@ fn run(
         us(wall),
         us(times.gpu.time / CALLS)
     );
+    let host: Vec<String> = times
+        .kinds()
+        .iter()
+        .filter(|(_, s)| s.calls > 0)
+        .map(|(kind, s)| {
+            format!(
+                "{kind} {:.1} us ({:.0} calls)",
+                us(s.time / CALLS),
+                s.calls as f64 / CALLS as f64
+            )
+        })
+        .collect();
+    println!("  host time in GL a call: {}", host.join(", "));
     for k in kernels {
         println!(
             "  {:>9.1} us {:>6.1} draws  {}",
