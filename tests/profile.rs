@@ -72,8 +72,7 @@ fn gpu_time_by_kernel_names_each_pass() {
             "{kernels:?}"
         );
         assert_eq!(draws("level1/"), 0, "{kernels:?}");
-        // Every run of draws but the first (sscal's one draw) is attributed; the times add up
-        // to the GPU's.
+        // Every draw but the first is attributed; the times add up to the GPU's.
         let total: u64 = kernels.iter().map(|k| k.draws).sum();
         assert_eq!(total + 1, times.gpu.calls);
         let sum: std::time::Duration = kernels.iter().map(|k| k.time).sum();

@@ -97,8 +97,8 @@ impl Gl {
                 self.gl.viewport(x as i32, y as i32, w as i32, h as i32);
                 self.gl.draw_arrays(glow::TRIANGLES, 0, 3);
             }
+            self.stamp_draw();
         }
-        self.stamp_draws(rects.len() as u64);
     }
 
     /// Runs the current program once over a `w` x `h` grid of fragments that render nothing

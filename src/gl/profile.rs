@@ -1,12 +1,11 @@
 //! Host time spent inside GL calls, by kind of work, and the GPU's time between draws: what
 //! a call's fixed cost is made of. Off unless a context is created with profiling on; then
 //! every wrapped GL entry point adds its count and its host time (two clock reads) to the
-//! context's [`GlTimes`], and every run of draws (the draws of one program that one pass
-//! makes in a row) is followed by a GPU timestamp query where desktop GL has them
-//! (ARB_timer_query, core since 3.3), read when the times are taken. One query a run, not a
-//! draw: a timestamp is written once every command before it has completed, which may keep a
-//! driver from overlapping a pass's draws (on the H200 it made no measured difference:
-//! batched sgemm 100 x 256^3's 800 strip draws 3.32 ms either way, BENCHMARKS.md session 38).
+//! context's [`GlTimes`], and every draw is followed by a GPU timestamp query where desktop
+//! GL has them (ARB_timer_query, core since 3.3), read when the times are taken. (One a
+//! draw, not one a pass's run of draws: on the H200 a timestamp after sgemm 2048's 64 strip
+//! draws came back before most of them had run, so their time was counted to the next pass;
+//! one a draw cost no measurable time there. BENCHMARKS.md, session 38.)
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -54,9 +53,9 @@ pub struct GlTimes {
     /// `glFinish` and fence waits.
     pub waits: GlStat,
     /// The GPU's side (desktop GL only; zero elsewhere): `calls` is the number of draws
-    /// timestamped (a timestamp after each run of a pass's draws), `time` the GPU time from
-    /// the end of the first run to the end of the last one, when the GPU, not the host, sets
-    /// the pace. Not part of [`GlTimes::total`].
+    /// timestamped, `time` the GPU time from the first draw's end to the last one's, so
+    /// `time / (calls - 1)` is the GPU time per draw when the GPU, not the host, sets the
+    /// pace. Not part of [`GlTimes::total`].
     pub gpu: GlStat,
 }
 
@@ -98,7 +97,7 @@ pub struct KernelTime {
     pub kernel: String,
     /// Draws timed.
     pub draws: u64,
-    /// GPU time, each run of draws' from the end of the run before it to its own end.
+    /// GPU time, each draw's from the end of the draw before it to its own end.
     pub time: Duration,
 }
 
@@ -106,11 +105,11 @@ pub struct KernelTime {
 #[derive(Default)]
 pub(crate) struct Profile(Option<RefCell<GlTimes>>, RefCell<Timestamps>);
 
-/// GPU timestamp queries issued after runs of draws and not read yet (with the kernel each
-/// run ran and its number of draws), spare ones to reuse, and the program in use.
+/// GPU timestamp queries issued after draws and not read yet (with the kernel each draw
+/// ran), spare ones to reuse, and the program in use.
 #[derive(Default)]
 struct Timestamps {
-    pending: Vec<(glow::Query, Rc<str>, u64)>,
+    pending: Vec<(glow::Query, Rc<str>)>,
     spare: Vec<glow::Query>,
     program: Option<Rc<str>>,
 }
@@ -162,10 +161,9 @@ impl Gl {
         !self.gl.version().is_embedded
     }
 
-    /// After a run of `draws` draws of the current program, when profiling: a GPU timestamp
-    /// of the moment they complete.
-    pub(crate) fn stamp_draws(&self, draws: u64) {
-        if draws == 0 || !self.profile.on() || !self.has_timestamps() {
+    /// After a draw, when profiling: a GPU timestamp of the moment it completes.
+    pub(crate) fn stamp_draw(&self) {
+        if !self.profile.on() || !self.has_timestamps() {
             return;
         }
         let mut ts = self.profile.1.borrow_mut();
@@ -185,7 +183,7 @@ impl Gl {
             .program
             .clone()
             .unwrap_or_else(|| Rc::from("(no program)"));
-        ts.pending.push((q, program, draws));
+        ts.pending.push((q, program));
     }
 
     /// The host time spent in GL calls by kind since the last call, then reset, with the
@@ -200,7 +198,7 @@ impl Gl {
         // this crate, so the "offset" is the address of `v`, which holds the one u64 written.
         let stamps: Vec<u64> = pending
             .iter()
-            .map(|&(q, _, _)| unsafe {
+            .map(|&(q, _)| unsafe {
                 let mut v = [0u64];
                 self.gl.get_query_parameter_u64_with_offset(
                     q,
@@ -211,26 +209,25 @@ impl Gl {
             })
             .collect();
         let mut kernels: Vec<KernelTime> = Vec::new();
-        for (i, (_, label, draws)) in pending.iter().enumerate().skip(1) {
+        for (i, (_, label)) in pending.iter().enumerate().skip(1) {
             let t = Duration::from_nanos(stamps[i].saturating_sub(stamps[i - 1]));
             match kernels.iter_mut().find(|k| *k.kernel == **label) {
                 Some(k) => {
-                    k.draws += draws;
+                    k.draws += 1;
                     k.time += t;
                 }
                 None => kernels.push(KernelTime {
                     kernel: label.to_string(),
-                    draws: *draws,
+                    draws: 1,
                     time: t,
                 }),
             }
         }
         kernels.sort_by_key(|k| std::cmp::Reverse(k.time));
-        let draws = pending.iter().map(|&(_, _, d)| d).sum();
-        ts.spare.extend(pending.into_iter().map(|(q, _, _)| q));
+        ts.spare.extend(pending.into_iter().map(|(q, _)| q));
         if let (Some(first), Some(last)) = (stamps.first(), stamps.last()) {
             times.gpu = GlStat {
-                calls: draws,
+                calls: stamps.len() as u64,
                 time: Duration::from_nanos(last.saturating_sub(*first)),
             };
         }
@@ -240,7 +237,7 @@ impl Gl {
     /// Deletes the timestamp queries; at teardown.
     pub(crate) fn release_queries(&self) {
         let ts = &mut *self.profile.1.borrow_mut();
-        let pending = ts.pending.drain(..).map(|(q, _, _)| q);
+        let pending = ts.pending.drain(..).map(|(q, _)| q);
         for q in pending.chain(ts.spare.drain(..)) {
             // SAFETY: created by this context, deleted once.
             unsafe { self.gl.delete_query(q) };
