@@ -3,7 +3,6 @@ use glutin::api::egl::{device::Device, display::Display};
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::display::GlDisplay;
-use glutin::prelude::*;
 use std::ffi::CString;
 
 const VS: &str = r#"#version 430
@@ -69,6 +68,14 @@ layout(std430, binding = 0) readonly buffer AS { vec4 a[]; } strip;
 #endif
 uniform sampler2D bt;
 uniform int kc;
+#ifdef REAL_B
+uniform int q0;
+uniform int quads;
+#endif
+#ifdef REAL_C
+uniform sampler2D csrc;
+uniform int c_off;
+#endif
 #define STEP(b, l) { vec4 lo = A(2 * (l)); vec4 hi = A(2 * (l) + 1); \
   c0 += lo.x * b; c1 += lo.y * b; c2 += lo.z * b; c3 += lo.w * b; \
   c4 += hi.x * b; c5 += hi.y * b; c6 += hi.z * b; c7 += hi.w * b; }
@@ -76,7 +83,15 @@ void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 c0 = vec4(0.0), c1 = vec4(0.0), c2 = vec4(0.0), c3 = vec4(0.0);
     vec4 c4 = vec4(0.0), c5 = vec4(0.0), c6 = vec4(0.0), c7 = vec4(0.0);
+#ifdef REAL_B
+    int rband = p.y / BANDROWS;
+    int ryb = p.y - rband * BANDROWS;
+    int q_all = (p.x >> 1) * (BANDROWS / 2) + (ryb >> 1);
+    int qq = min(q_all, quads - 1);
+    ivec2 bq = ivec2(2 * (qq + q0) + (p.x & 1), ryb & 1);
+#else
     ivec2 bq = ivec2(p.x & 511, p.y & 1);
+#endif
 #define LOOP for (int l = 0; l < kc; l += 4) { \
         vec4 b0 = texelFetch(bt, bq + ivec2(0, 2 * l), 0); \
         vec4 b1 = texelFetch(bt, bq + ivec2(0, 2 * (l + 1)), 0); \
@@ -108,7 +123,22 @@ void main() {
 #else
     LOOP
 #endif
+#ifdef REAL_C
+    // The real kernel's update of C: 8 texels of C read and written a fragment.
+    vec4 pr[8] = vec4[8](c0, c1, c2, c3, c4, c5, c6, c7);
+    int rb = p.y / BANDROWS;
+    int j = 4 * ((p.x >> 1) * (BANDROWS / 2) + ((p.y % BANDROWS) >> 1)) + (p.x & 1) + 2 * (p.y & 1);
+    for (int l = 0; l < 4; ++l) {
+        int t = (c_off + 8 * (rb % 32) + (4 * j + l) * 256) >> 2;
+        for (int h = 0; h < 2; ++h) {
+            ivec2 at = ivec2((t + h) & 1023, ((t + h) >> 10) & 1023);
+            vec4 old = texelFetch(csrc, at, 0);
+            imageStore(img, at, old * 0.5 + vec4(pr[4 * h][l], pr[4 * h + 1][l], pr[4 * h + 2][l], pr[4 * h + 3][l]));
+        }
+    }
+#else
     imageStore(img, p & 1023, c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7);
+#endif
 }"#;
 
 unsafe fn prog(gl: &glow::Context, fs: &str) -> Option<glow::Program> {
@@ -328,7 +358,12 @@ fn main() {
         gl.tex_sub_image_2d(glow::TEXTURE_2D, 0, 0, 0, 1024, 1024, glow::RGBA, glow::FLOAT, glow::PixelUnpackData::Slice(Some(bytemuck_f32(&btd))));
         gl.bind_image_texture(0, Some(wt), 0, false, 0, glow::WRITE_ONLY, glow::RGBA32F);
         let br: i32 = std::env::var("BANDROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(8);
-        for (srcm, rebind, block) in [(0, false, 0), (2, false, 512), (3, false, 512), (3, false, 0)] {
+        let strip_cases: &[(usize, bool, i32)] = if std::env::var("SKIP_STRIP").is_ok() {
+            &[]
+        } else {
+            &[(0, false, 0), (2, false, 512), (3, false, 512), (3, false, 0)]
+        };
+        for &(srcm, rebind, block) in strip_cases {
             let same = srcm == 22;
             let srcm = if same { 2 } else { srcm };
             let pw = prog(&gl, &format!("#version 430\n#define SRC {srcm}\n#define BLOCK {block}\n#define OFFSTEP {block}\n#define BANDROWS {br}\n{FS_STRIP}")).unwrap();
@@ -377,6 +412,65 @@ fn main() {
                 let us = ns as f64 / 1000.0 / reps as f64;
                 let frags = r[2] * r[3];
                 println!("strip bandrows {br} src {} block/offstep {block} same {same} rebind {rebind} rect {:?}: {us:.2} us/draw  {:.0} GFMA/s", ["ubo", "ssbo", "4 ubos", "1 ubo, band offsets"][srcm], r, frags as f64 * 8192.0 / us / 1000.0);
+            }
+        }
+        if std::env::var("REAL").is_ok() {
+            // The strip-like loop grown toward the batched kernel: B from a quads texture as
+            // wide as 100 products of 256 columns with each draw's product's offset (REAL_B),
+            // then the update of C (REAL_C); 1 block and 4 (if-chain); draws of 8 x 4*BANDROWS.
+            let bt2 = gl.create_texture().unwrap();
+            gl.active_texture(glow::TEXTURE0);
+            gl.bind_texture(glow::TEXTURE_2D, Some(bt2));
+            gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA32F, 3200, 512);
+            let b2: Vec<f32> = (0..3200 * 512 * 4).map(|i| (i % 5) as f32 * 0.1).collect();
+            gl.tex_sub_image_2d(glow::TEXTURE_2D, 0, 0, 0, 3200, 512, glow::RGBA, glow::FLOAT, glow::PixelUnpackData::Slice(Some(bytemuck_f32(&b2))));
+            gl.active_texture(glow::TEXTURE1);
+            gl.bind_texture(glow::TEXTURE_2D, Some(wt));
+            gl.active_texture(glow::TEXTURE0);
+            for (name, defs) in [("plain B", ""), ("real B", "#define REAL_B 1\n"), ("real B + C", "#define REAL_B 1\n#define REAL_C 1\n")] {
+                for srcm in [0, 2] {
+                    let pw = prog(&gl, &format!("#version 430\n#define SRC {srcm}\n#define BLOCK 512\n#define OFFSTEP 512\n#define BANDROWS {br}\n{defs}{FS_STRIP}")).unwrap();
+                    gl.use_program(Some(pw));
+                    let l = gl.get_uniform_location(pw, "fb");
+                    gl.uniform_2_f32(l.as_ref(), fw as f32, fh as f32);
+                    let l = gl.get_uniform_location(pw, "kc");
+                    gl.uniform_1_i32(l.as_ref(), 256);
+                    let l = gl.get_uniform_location(pw, "quads");
+                    gl.uniform_1_i32(l.as_ref(), 16);
+                    let l = gl.get_uniform_location(pw, "csrc");
+                    gl.uniform_1_i32(l.as_ref(), 1);
+                    let lq = gl.get_uniform_location(pw, "q0");
+                    let lc = gl.get_uniform_location(pw, "c_off");
+                    gl.bind_buffer_range(glow::UNIFORM_BUFFER, 0, Some(ubo), 0, 8192);
+                    if srcm == 2 {
+                        for g in 0..4 {
+                            gl.bind_buffer_range(glow::UNIFORM_BUFFER, g, Some(big), (g as i32) * 8192, 8192);
+                            let idx = gl.get_uniform_block_index(pw, &format!("AStrip[{g}]")).unwrap();
+                            gl.uniform_block_binding(pw, idx, g);
+                        }
+                    }
+                    for r in [[0, 0, 8, 4 * br], [0, 0, 64, 64]] {
+                        let reps: usize = std::env::var("REAL_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(800);
+                        set_rects(&gl, pw, &[r]);
+                        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+                        gl.finish();
+                        let q = gl.create_query().unwrap();
+                        gl.begin_query(glow::TIME_ELAPSED, q);
+                        for i in 0..reps {
+                            // Draw i: strips 4(i % 8) .. of product i / 8, as the batched draws.
+                            gl.uniform_1_i32(lq.as_ref(), ((i / 8) % 100) as i32 * 16);
+                            gl.uniform_1_i32(lc.as_ref(), ((i / 8) % 16) as i32 * 65536 + (i % 8) as i32 * 32);
+                            set_rects(&gl, pw, &[r]);
+                            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+                        }
+                        gl.end_query(glow::TIME_ELAPSED);
+                        let mut ns: u64 = 0;
+                        gl.get_query_parameter_u64_with_offset(q, glow::QUERY_RESULT, &mut ns as *mut u64 as usize);
+                        let us = ns as f64 / 1000.0 / reps as f64;
+                        let frags = r[2] * r[3];
+                        println!("real-like {name} bandrows {br} {} rect {:?}: {us:.2} us/draw  {:.0} GFMA/s", ["1 ubo", "", "4 ubos"][srcm], r, frags as f64 * 8192.0 / us / 1000.0);
+                    }
+                }
             }
         }
         gl.bind_texture(glow::TEXTURE_2D, None);
