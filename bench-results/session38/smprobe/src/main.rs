@@ -169,6 +169,26 @@ unsafe fn set_rects(gl: &glow::Context, p: glow::Program, rects: &[Rect]) {
 }
 
 /// Mean GPU us per draw over `reps` draws of `draws` (each a list of rects).
+/// GPU us a draw over `reps` draws of `r`, `before(i)` ahead of draw i (one warm-up draw
+/// first, without it).
+unsafe fn time_rect(gl: &glow::Context, p: glow::Program, r: Rect, reps: usize, mut before: impl FnMut(usize)) -> f64 {
+    set_rects(gl, p, &[r]);
+    gl.draw_arrays(glow::TRIANGLES, 0, 6);
+    gl.finish();
+    let q = gl.create_query().unwrap();
+    gl.begin_query(glow::TIME_ELAPSED, q);
+    for i in 0..reps {
+        before(i);
+        set_rects(gl, p, &[r]);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+    }
+    gl.end_query(glow::TIME_ELAPSED);
+    let mut ns: u64 = 0;
+    gl.get_query_parameter_u64_with_offset(q, glow::QUERY_RESULT, &mut ns as *mut u64 as usize);
+    gl.delete_query(q);
+    ns as f64 / 1000.0 / reps as f64
+}
+
 unsafe fn time(gl: &glow::Context, p: glow::Program, draws: &[Vec<Rect>], reps: usize) -> (f64, f64) {
     // warm
     for d in draws {
@@ -387,14 +407,7 @@ fn main() {
                 }
             }
             for r in [[0, 0, 8, 4 * br], [0, 0, 4, 4 * br], [0, 0, 64, 64]] {
-                let reps = 200;
-                // warm
-                set_rects(&gl, pw, &[r]);
-                gl.draw_arrays(glow::TRIANGLES, 0, 6);
-                gl.finish();
-                let q = gl.create_query().unwrap();
-                gl.begin_query(glow::TIME_ELAPSED, q);
-                for i in 0..reps {
+                let us = time_rect(&gl, pw, r, 200, |i| {
                     if rebind && srcm == 2 {
                         for g in 0..4u32 {
                             let off = ((i % 2) * 4 + g as usize) as i32 * bytes;
@@ -403,13 +416,7 @@ fn main() {
                     } else if rebind {
                         gl.bind_buffer_range(target, 0, Some(ubo), 8192 * (i % 4) as i32, 8192);
                     }
-                    set_rects(&gl, pw, &[r]);
-                    gl.draw_arrays(glow::TRIANGLES, 0, 6);
-                }
-                gl.end_query(glow::TIME_ELAPSED);
-                let mut ns: u64 = 0;
-                gl.get_query_parameter_u64_with_offset(q, glow::QUERY_RESULT, &mut ns as *mut u64 as usize);
-                let us = ns as f64 / 1000.0 / reps as f64;
+                });
                 let frags = r[2] * r[3];
                 println!("strip bandrows {br} src {} block/offstep {block} same {same} rebind {rebind} rect {:?}: {us:.2} us/draw  {:.0} GFMA/s", ["ubo", "ssbo", "4 ubos", "1 ubo, band offsets"][srcm], r, frags as f64 * 8192.0 / us / 1000.0);
             }
@@ -451,22 +458,11 @@ fn main() {
                     }
                     for r in [[0, 0, 8, 4 * br], [0, 0, 64, 64]] {
                         let reps: usize = std::env::var("REAL_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(800);
-                        set_rects(&gl, pw, &[r]);
-                        gl.draw_arrays(glow::TRIANGLES, 0, 6);
-                        gl.finish();
-                        let q = gl.create_query().unwrap();
-                        gl.begin_query(glow::TIME_ELAPSED, q);
-                        for i in 0..reps {
+                        let us = time_rect(&gl, pw, r, reps, |i| {
                             // Draw i: strips 4(i % 8) .. of product i / 8, as the batched draws.
                             gl.uniform_1_i32(lq.as_ref(), ((i / 8) % 100) as i32 * 16);
                             gl.uniform_1_i32(lc.as_ref(), ((i / 8) % 16) as i32 * 65536 + (i % 8) as i32 * 32);
-                            set_rects(&gl, pw, &[r]);
-                            gl.draw_arrays(glow::TRIANGLES, 0, 6);
-                        }
-                        gl.end_query(glow::TIME_ELAPSED);
-                        let mut ns: u64 = 0;
-                        gl.get_query_parameter_u64_with_offset(q, glow::QUERY_RESULT, &mut ns as *mut u64 as usize);
-                        let us = ns as f64 / 1000.0 / reps as f64;
+                        });
                         let frags = r[2] * r[3];
                         println!("real-like {name} bandrows {br} {} rect {:?}: {us:.2} us/draw  {:.0} GFMA/s", ["1 ubo", "", "4 ubos"][srcm], r, frags as f64 * 8192.0 / us / 1000.0);
                     }
