@@ -85,7 +85,7 @@ fn run(
         .filter(|(_, s)| s.calls > 0)
         .map(|(kind, s)| {
             format!(
-                "{kind} {:.1} us ({:.0} calls)",
+                "{kind} {:.1} us ({:.2} calls)",
                 us(s.time / CALLS),
                 s.calls as f64 / CALLS as f64
             )
