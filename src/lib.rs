@@ -90,7 +90,9 @@ pub use blas::level3::gemm::kernel::GemmKernel;
 pub use blas::types::{Diag, Layout, Side, Transpose, Uplo};
 pub use device::buffer::{Buffer, PendingRead};
 pub use device::calibrate::Ceilings;
-pub use device::context::{list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi};
+pub use device::context::{
+    list_devices, Context, ContextOptions, DeviceDesc, DeviceInfo, GlApi, WarpOps,
+};
 pub use error::{Error, Result};
 pub use gl::{GlStat, GlTimes, KernelTime};
 #[cfg(feature = "ndarray")]

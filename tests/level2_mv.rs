@@ -324,6 +324,111 @@ fn ssymv_with_interleaved_and_spread_sums_matches_blas() {
 }
 
 #[test]
+fn ssymv_and_sspmv_on_warps_match_blas() {
+    // The read-once product on warps (tiles of 128 x 128): orders around the tiles' edges
+    // and inside one, lda of n rounded to 4 (c even) or 4 more (c odd), in textures 8192
+    // and 16 texels wide (a column then spans texture rows); sspmv after its unpacking.
+    // Four cases in five have incy == 1 (c = 8 + 16a + 64b: every alpha and beta in turn),
+    // which the warp path needs; the fifth another incy (the two-read product beside it).
+    let mut r = rng(306);
+    for width in [8192, 16] {
+        let ctx = warp_ctx(width);
+        let desktop_full = ctx.info().api == fragblas::GlApi::DesktopGl
+            && std::env::var("FRAGBLAS_EXPECT_MINIMAL").map_or(true, |v| v != "1");
+        // llvmpipe's desktop GL has ballots: the warp path must be what is tested there.
+        assert!(
+            !desktop_full || ctx.info().warp_ops.is_some(),
+            "no warp operations on {}",
+            ctx.info().renderer
+        );
+        let mut c = 0;
+        for n in [1, 3, 4, 9, 127, 128, 129, 200, 256, 257, 390] {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for which in [Sym::Full, Sym::Full, Sym::Packed] {
+                        let cc = if c % 5 == 4 {
+                            c
+                        } else {
+                            8 + c % 2 + 16 * ((c / 2) % 4) + 64 * ((c / 8) % 4)
+                        };
+                        sym_case(&ctx, &mut r, which, layout, uplo, n, cc, true);
+                        c += 1;
+                    }
+                }
+            }
+        }
+        if width == 8192 {
+            for uplo in UPLOS {
+                sym_case(
+                    &ctx,
+                    &mut r,
+                    Sym::Full,
+                    Layout::ColMajor,
+                    uplo,
+                    1030,
+                    8 + 16 + 64,
+                    true,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ssymv_on_warps_back_to_back_matches_blas() {
+    // Calls that follow one another with nothing read between them: each draw takes its
+    // tiles from the count the one before it zeroed (a GPU may run the next call's commands
+    // before the last one's writes have landed, if the host wrote anything between them).
+    let ctx = warp_ctx(8192);
+    let mut r = rng(307);
+    for (n, uplo) in [(300, Uplo::Upper), (390, Uplo::Lower), (128, Uplo::Upper)] {
+        let lda = n + 4 * (n % 2);
+        let a = reals(&mut r, lda * n);
+        let x = reals(&mut r, n);
+        let mut want = reals(&mut r, n);
+        let (ga, gx, mut gy) = (
+            ctx.upload(&a).unwrap(),
+            ctx.upload(&x).unwrap(),
+            ctx.upload(&want).unwrap(),
+        );
+        let (ni, li) = (n as i32, lda as i32);
+        for _ in 0..5 {
+            ctx.ssymv(
+                Layout::ColMajor,
+                uplo,
+                ni,
+                0.7,
+                &ga,
+                li,
+                &gx,
+                1,
+                0.5,
+                &mut gy,
+                1,
+            )
+            .unwrap();
+            cpu2::ssymv(
+                Layout::ColMajor,
+                uplo,
+                ni,
+                0.7,
+                &a,
+                li,
+                &x,
+                1,
+                0.5,
+                &mut want,
+                1,
+            );
+        }
+        let got = gy.to_vec().unwrap();
+        assert_close_slices(&format!("ssymv {uplo:?} n={n} x5"), &got, &want, |i| {
+            1e-5 * (n as f32) * (want[i].abs() + 1.0)
+        });
+    }
+}
+
+#[test]
 fn sgbmv_ssbmv_sspmv_with_interleaved_sums_match_blas() {
     // Band and packed storage with interleaved chunks (the default on GPUs), in textures
     // 8192 and 16 texels wide (a column's rows then straddle texture rows), at orders whose

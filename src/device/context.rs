@@ -14,7 +14,7 @@ use crate::gl::egl::{self, EglContext};
 use crate::gl::{Gl, GlBuffer, GlTimes, KernelTime, Program, Surface};
 use crate::layout::TexLayout;
 
-pub use crate::device::info::DeviceInfo;
+pub use crate::device::info::{DeviceInfo, WarpOps};
 pub use crate::gl::egl::{list_devices, DeviceDesc, GlApi};
 
 /// Environment variable that picks an EGL device by index (see [`list_devices`]).
@@ -98,6 +98,18 @@ pub struct ContextOptions {
     /// 3.05 ms), `Some(true)` at every size, `Some(false)` never. Results are the same
     /// either way.
     pub vector_blocks: Option<bool>,
+    /// Whether ssymv (and sspmv after its unpacking) reads its stored triangle once, each
+    /// texel giving both of its terms, in tiles that warps of the GPU take one at a time
+    /// and sum across their lanes (`glsl/level2/symv_warp.frag`), where x and y have
+    /// increment 1 and lda is a multiple of 4, instead of reading it twice (by columns,
+    /// then by rows). Needs warp operations in fragment shaders ([`DeviceInfo::warp_ops`])
+    /// and the image-store paths. `None` does so on hardware devices from order 2048 (on
+    /// the H200, ssymv 4096 took 208-216 us against 230, and 1024 59-67 us against 59-60),
+    /// `Some(true)` at every order wherever the device can (llvmpipe by ballots),
+    /// `Some(false)` never. Results are the same up to the order of the sums, which is
+    /// fixed for a fixed set of lanes a warp: a GPU that packed its warps differently from
+    /// one call to the next could change the last bits.
+    pub warp_products: Option<bool>,
     /// Whether the context counts the host time of its GL calls by kind of work (draws,
     /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
     /// call's fixed cost is made of. `None` reads [`PROFILE_ENV`]; off by default (it adds
@@ -142,6 +154,9 @@ pub(crate) struct Inner {
     /// Whether level-2 kernels read their vectors from storage buffers
     /// ([`ContextOptions::vector_blocks`]; `None`: where it pays).
     pub(crate) vector_blocks: Option<bool>,
+    /// Whether ssymv's product runs on warps ([`ContextOptions::warp_products`]; `None`:
+    /// where it pays).
+    pub(crate) warp_products: Option<bool>,
     programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
     /// The GLSL version lines kernels compile with.
     preludes: Preludes,
@@ -228,7 +243,17 @@ impl Context {
                 Ok((egl, gl, desc, api, strings))
             },
         )?;
-        let preludes = Preludes::new(api, strings.version_number, &strings.extensions);
+        let preludes = Preludes::new(
+            api,
+            strings.version_number,
+            &strings.extensions,
+            crate::device::info::warp_ops(
+                api == GlApi::Gles,
+                strings.version_number,
+                &strings.extensions,
+                strings.subgroup_stages_features,
+            ),
+        );
         // The probe is the process's first compile and draw: on a cold driver shader cache it
         // costs 40-85 ms on the H100, most of which is the driver's own first-use set-up,
         // paid by whichever compile comes first (measured: probing lazily moved it into the
@@ -277,6 +302,7 @@ impl Context {
             interleaved_products,
             storage_packs,
             vector_blocks: options.vector_blocks,
+            warp_products: options.warp_products,
             programs: RefCell::new(HashMap::new()),
             preludes,
             kept: Resources::default(),
@@ -521,6 +547,33 @@ impl Inner {
         if let Ok(gl) = self.enter() {
             self.kept.give_partials_buffer(gl, p);
             self.kept.give_arrivals_buffer(gl, a);
+        }
+    }
+
+    /// A buffer of at least `bytes` bytes for partial sums (contents undefined).
+    pub(crate) fn take_partials_buffer(&self, bytes: usize) -> Result<GlBuffer> {
+        let gl = self.enter()?;
+        self.kept.take_partials_buffer(gl, bytes)
+    }
+
+    /// Keeps a partial-sums buffer for the next use.
+    pub(crate) fn give_partials_buffer(&self, b: GlBuffer) {
+        if let Ok(gl) = self.enter() {
+            self.kept.give_partials_buffer(gl, b);
+        }
+    }
+
+    /// The warp kernels' counts (at least `bytes` bytes) and how many calls have used them
+    /// ([`Resources::take_warp_counts`](crate::device::pool::Resources::take_warp_counts)).
+    pub(crate) fn take_warp_counts(&self, bytes: usize) -> Result<(GlBuffer, u32)> {
+        let gl = self.enter()?;
+        self.kept.take_warp_counts(gl, bytes)
+    }
+
+    /// Keeps the warp kernels' counts, now used by `used` calls.
+    pub(crate) fn give_warp_counts(&self, b: GlBuffer, used: u32) {
+        if let Ok(gl) = self.enter() {
+            self.kept.give_warp_counts(gl, b, used);
         }
     }
 

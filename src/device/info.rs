@@ -58,6 +58,54 @@ pub struct DeviceInfo {
     pub extensions: Vec<String>,
     /// The API of the context: [`GlApi::DesktopGl`] or [`GlApi::Gles`].
     pub api: GlApi,
+    /// Which operations across a warp (the invocations a GPU runs together, a subgroup)
+    /// fragment shaders can use, if any: what the kernels that give each warp its own work
+    /// need (ssymv's read-once product).
+    pub warp_ops: Option<WarpOps>,
+}
+
+/// Operations across a warp that a device's fragment shaders have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarpOps {
+    /// `GL_KHR_shader_subgroup` in fragment shaders with its basic, ballot, arithmetic and
+    /// shuffle features (sums across a warp by the driver's own reduction, or by shuffles).
+    Subgroup,
+    /// `GL_ARB_shader_ballot` with `GL_ARB_gpu_shader_int64` (desktop GL): ballots and
+    /// reads of one invocation, from which a sum across a warp is built (Mesa's llvmpipe).
+    Ballot,
+}
+
+/// `GL_FRAGMENT_SHADER_BIT` among `GL_SUBGROUP_SUPPORTED_STAGES_KHR`.
+const FRAGMENT_STAGE: u32 = 0x2;
+/// The subgroup features the warp kernels use: basic (0x1), arithmetic (0x4), ballot (0x8),
+/// shuffle (0x10).
+const WARP_FEATURES: u32 = 0x1 | 0x4 | 0x8 | 0x10;
+
+/// The warp operations of a context of this API, version and extensions, with the stages and
+/// features `GL_KHR_shader_subgroup` reports (if it is there). Only from GL 4.3 / GLES 3.1
+/// (the warp kernels also store images and read storage blocks); the subgroup extension is
+/// preferred.
+pub(crate) fn warp_ops(
+    gles: bool,
+    version: (u32, u32),
+    extensions: &[String],
+    stages_features: Option<(u32, u32)>,
+) -> Option<WarpOps> {
+    let has = |e: &str| extensions.iter().any(|x| x == e);
+    if version < if gles { (3, 1) } else { (4, 3) } {
+        return None;
+    }
+    match stages_features {
+        Some((stages, features))
+            if stages & FRAGMENT_STAGE != 0 && features & WARP_FEATURES == WARP_FEATURES =>
+        {
+            Some(WarpOps::Subgroup)
+        }
+        _ if !gles && has("GL_ARB_shader_ballot") && has("GL_ARB_gpu_shader_int64") => {
+            Some(WarpOps::Ballot)
+        }
+        _ => None,
+    }
 }
 
 impl DeviceInfo {
@@ -72,6 +120,12 @@ impl DeviceInfo {
     ) -> Result<Self> {
         let precise_qualifier =
             precise_extension(api == GlApi::Gles, s.version_number, &s.extensions).is_some();
+        let warp_ops = warp_ops(
+            api == GlApi::Gles,
+            s.version_number,
+            &s.extensions,
+            s.subgroup_stages_features,
+        );
         let info = DeviceInfo {
             precise_qualifier,
             renderer: s.renderer,
@@ -93,6 +147,7 @@ impl DeviceInfo {
             device_index: desc.index,
             extensions: s.extensions,
             api,
+            warp_ops,
         };
         if api == GlApi::Gles && !info.has_extension(COLOR_BUFFER_FLOAT) {
             return Err(Error::Unsupported(format!(
@@ -135,5 +190,43 @@ pub(crate) fn precise_extension(
         Some(("#version 400 core", None))
     } else {
         has("GL_ARB_gpu_shader5").then_some(("#version 330 core", Some("GL_ARB_gpu_shader5")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exts(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn warp_ops_need_the_image_versions_and_fragment_subgroups() {
+        let ballot = exts(&["GL_ARB_gpu_shader_int64", "GL_ARB_shader_ballot"]);
+        let khr = exts(&["GL_KHR_shader_subgroup"]);
+        let all = Some((0x2 | 0x10, 0xff));
+        assert_eq!(warp_ops(false, (4, 5), &khr, all), Some(WarpOps::Subgroup));
+        assert_eq!(warp_ops(true, (3, 2), &khr, all), Some(WarpOps::Subgroup));
+        // Before GL 4.3 / GLES 3.1: none.
+        assert_eq!(warp_ops(false, (4, 2), &khr, all), None);
+        assert_eq!(warp_ops(true, (3, 0), &khr, all), None);
+        // Subgroups without the fragment stage or without arithmetic: not these.
+        assert_eq!(warp_ops(false, (4, 6), &khr, Some((0x20, 0xff))), None);
+        assert_eq!(warp_ops(false, (4, 6), &khr, Some((0x2, 0x1 | 0x8))), None);
+        assert_eq!(warp_ops(false, (4, 6), &khr, Some((0x2, 0xf))), None);
+        // Ballots on desktop GL only, with 64-bit integers.
+        assert_eq!(
+            warp_ops(false, (4, 5), &ballot, None),
+            Some(WarpOps::Ballot)
+        );
+        assert_eq!(warp_ops(true, (3, 2), &ballot, None), None);
+        assert_eq!(
+            warp_ops(false, (4, 5), &exts(&["GL_ARB_shader_ballot"]), None),
+            None
+        );
+        // Subgroups preferred where both are.
+        let both = [ballot, khr].concat();
+        assert_eq!(warp_ops(false, (4, 6), &both, all), Some(WarpOps::Subgroup));
     }
 }

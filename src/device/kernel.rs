@@ -5,7 +5,7 @@
 //! of `glsl/common/common.glsl` and the kernel file, in that order; nothing else is pasted
 //! in.
 
-use crate::device::info::{precise_extension, DeviceInfo};
+use crate::device::info::{precise_extension, DeviceInfo, WarpOps};
 use crate::gl::egl::GlApi;
 
 /// One fragment kernel and its requirements.
@@ -34,6 +34,9 @@ pub(crate) struct Kernel {
     pub storage_blocks: u32,
     /// Whether it marks arithmetic `PRECISE` (a macro: `precise` where the dialect has it).
     pub precise: bool,
+    /// Whether it works across warps (`glsl/common/warp.glsl`, compiled in after the common
+    /// helpers; [`DeviceInfo::warp_ops`]).
+    pub warps: bool,
 }
 
 /// Declares a [`Kernel`] for a file under `glsl/`: `kernel!("level1/axpby_unit.frag")`.
@@ -63,7 +66,15 @@ impl Kernel {
             stores_images: false,
             storage_blocks: 0,
             precise: false,
+            warps: false,
         }
+    }
+
+    /// Works across warps (and stores images: the warp prelude is the image one's).
+    pub(crate) const fn warps(mut self) -> Self {
+        self.warps = true;
+        self.stores_images = true;
+        self
     }
 
     /// Marks arithmetic `PRECISE` and needs the `precise` qualifier.
@@ -137,6 +148,7 @@ impl Kernel {
     /// Whether a device with these limits can compile and run the kernel.
     pub(crate) fn runs_on(&self, info: &DeviceInfo) -> bool {
         (info.image_stores || !self.stores_images)
+            && (info.warp_ops.is_some() || !self.warps)
             && self.storage_blocks <= info.max_fragment_storage_blocks
             && (info.precise_qualifier || !self.precise)
             && self.draw_buffers <= info.max_draw_buffers
@@ -148,7 +160,9 @@ impl Kernel {
 
     /// Vertex and fragment source in the dialects of `preludes`.
     pub(crate) fn sources(&self, preludes: &Preludes) -> (String, String) {
-        let prelude = if self.stores_images || self.storage_blocks > 0 {
+        let prelude = if self.warps {
+            preludes.warps.as_deref().unwrap_or(&preludes.images)
+        } else if self.stores_images || self.storage_blocks > 0 {
             &preludes.images
         } else if self.precise {
             preludes.precise.as_deref().unwrap_or(&preludes.plain)
@@ -163,8 +177,11 @@ impl Kernel {
         (
             format!("{prelude}\n{VERTEX}"),
             format!(
-                "{prelude}\n{precise}\n{}\n{COMMON}\n{}\n{}",
-                self.defines, self.header, self.body
+                "{prelude}\n{precise}\n{}\n{COMMON}\n{}\n{}\n{}",
+                self.defines,
+                if self.warps { WARP } else { "" },
+                self.header,
+                self.body
             ),
         )
     }
@@ -180,11 +197,19 @@ pub(crate) struct Preludes {
     images: String,
     /// Kernels that need `precise`, where the context has it.
     precise: Option<String>,
+    /// Warp kernels: the image prelude with the extensions of the device's warp operations
+    /// and `WARP_SUBGROUP` or `WARP_BALLOT` defined (only where it has them).
+    warps: Option<String>,
 }
 
 impl Preludes {
     /// The preludes of a context of `api`, version and extensions.
-    pub(crate) fn new(api: GlApi, version: (u32, u32), extensions: &[String]) -> Self {
+    pub(crate) fn new(
+        api: GlApi,
+        version: (u32, u32),
+        extensions: &[String],
+        warp_ops: Option<WarpOps>,
+    ) -> Self {
         let gles = api == GlApi::Gles;
         const ES_PRECISION: &str =
             "precision highp float;\nprecision highp int;\nprecision highp sampler2D;";
@@ -198,7 +223,39 @@ impl Preludes {
                 format!("{line}{ext}")
             }
         };
+        let images = if gles {
+            format!(
+                "{}\nprecision highp image2D;",
+                dialect("#version 310 es", None)
+            )
+        } else {
+            dialect("#version 430 core", None)
+        };
+        let warps = warp_ops.map(|w| {
+            let (exts, define): (&[&str], &str) = match w {
+                WarpOps::Subgroup => (
+                    &[
+                        "GL_KHR_shader_subgroup_basic",
+                        "GL_KHR_shader_subgroup_ballot",
+                        "GL_KHR_shader_subgroup_arithmetic",
+                        "GL_KHR_shader_subgroup_shuffle",
+                    ],
+                    "WARP_SUBGROUP",
+                ),
+                WarpOps::Ballot => (
+                    &["GL_ARB_shader_ballot", "GL_ARB_gpu_shader_int64"],
+                    "WARP_BALLOT",
+                ),
+            };
+            let (first, rest) = images.split_once('\n').unwrap_or((&images, ""));
+            let lines: String = exts
+                .iter()
+                .map(|e| format!("\n#extension {e} : require"))
+                .collect();
+            format!("{first}{lines}\n{rest}\n#define {define} 1")
+        });
         Preludes {
+            warps,
             plain: dialect(
                 if gles {
                     "#version 300 es"
@@ -207,14 +264,7 @@ impl Preludes {
                 },
                 None,
             ),
-            images: if gles {
-                format!(
-                    "{}\nprecision highp image2D;",
-                    dialect("#version 310 es", None)
-                )
-            } else {
-                dialect("#version 430 core", None)
-            },
+            images,
             precise: precise_extension(gles, version, extensions).map(|(l, e)| dialect(l, e)),
         }
     }
@@ -222,6 +272,7 @@ impl Preludes {
 
 const VERTEX: &str = include_str!("../../glsl/common/fullscreen.vert");
 const COMMON: &str = include_str!("../../glsl/common/common.glsl");
+const WARP: &str = include_str!("../../glsl/common/warp.glsl");
 
 #[cfg(test)]
 mod tests {
@@ -238,7 +289,7 @@ mod tests {
 
     #[test]
     fn sources_put_prelude_defines_helpers_and_body_in_order() {
-        let es = Preludes::new(GlApi::Gles, (3, 2), &[]);
+        let es = Preludes::new(GlApi::Gles, (3, 2), &[], None);
         let k = Kernel::new("x.frag", "void main() {}").defines("#define A 1");
         let (vs, fs) = k.sources(&es);
         assert!(vs.starts_with("#version 300 es"));
@@ -249,7 +300,7 @@ mod tests {
             fs.find("void main() {}").unwrap(),
         );
         assert!(p < d && d < c && c < b, "{fs}");
-        let gl = Preludes::new(GlApi::DesktopGl, (4, 5), &[]);
+        let gl = Preludes::new(GlApi::DesktopGl, (4, 5), &[], None);
         let img = Kernel::new("y.frag", "").image_stores();
         assert!(img.sources(&gl).1.starts_with("#version 430"));
         assert!(img.sources(&es).1.starts_with("#version 310 es"));
@@ -283,10 +334,10 @@ mod tests {
             Some(("#version 310 es", Some("GL_EXT_gpu_shader5")))
         );
         let p = Kernel::new("z.frag", "").precise();
-        let gl = Preludes::new(GlApi::DesktopGl, (4, 3), &[]);
+        let gl = Preludes::new(GlApi::DesktopGl, (4, 3), &[], None);
         let fs = p.sources(&gl).1;
         assert!(fs.starts_with("#version 430 core") && fs.contains("#define PRECISE precise"));
-        let old = Preludes::new(GlApi::DesktopGl, (3, 3), &[]);
+        let old = Preludes::new(GlApi::DesktopGl, (3, 3), &[], None);
         assert!(p.sources(&old).1.contains("#define PRECISE\n"));
     }
 }

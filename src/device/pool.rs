@@ -30,6 +30,8 @@ pub(crate) struct Resources {
     unpack_buffer: RefCell<Option<GlBuffer>>,
     partials_buffer: RefCell<Option<GlBuffer>>,
     arrivals_buffer: RefCell<Option<GlBuffer>>,
+    /// The warp kernels' counts and the number of calls that have used them.
+    warp_counts: RefCell<Option<(GlBuffer, u32)>>,
 }
 
 impl Resources {
@@ -103,6 +105,33 @@ impl Resources {
         keep(gl, &self.arrivals_buffer, b);
     }
 
+    /// The warp kernels' counts, at least `bytes` bytes, with the number of calls that have
+    /// used them (its parity says which count of each kernel's pair the next call takes:
+    /// each draw zeroes the other, which the call before it left as it was). A new one is
+    /// all 0, its number 0.
+    pub(crate) fn take_warp_counts(&self, gl: &Gl, bytes: usize) -> Result<(GlBuffer, u32)> {
+        match self.warp_counts.borrow_mut().take() {
+            Some((b, used)) if b.capacity >= bytes => Ok((b, used)),
+            old => {
+                if let Some((b, _)) = old {
+                    gl.delete_buffer(b);
+                }
+                log_cost(
+                    || format!("new warp counts of {bytes} bytes"),
+                    || gl.create_zeroed_buffer(bytes),
+                )
+                .map(|b| (b, 0))
+            }
+        }
+    }
+
+    /// Keeps the warp kernels' counts, used by `used` calls, for the next call.
+    pub(crate) fn give_warp_counts(&self, gl: &Gl, b: GlBuffer, used: u32) {
+        if let Some((old, _)) = self.warp_counts.borrow_mut().replace((b, used)) {
+            gl.delete_buffer(old);
+        }
+    }
+
     /// A pixel-unpack buffer of at least `bytes` bytes.
     pub(crate) fn take_unpack_buffer(&self, gl: &Gl, bytes: usize) -> Result<GlBuffer> {
         take_kept(gl, &self.unpack_buffer, bytes, Gl::create_unpack_buffer)
@@ -128,6 +157,9 @@ impl Resources {
             if let Some(b) = slot.borrow_mut().take() {
                 gl.delete_buffer(b);
             }
+        }
+        if let Some((b, _)) = self.warp_counts.borrow_mut().take() {
+            gl.delete_buffer(b);
         }
     }
 }

@@ -93,7 +93,15 @@ pub(crate) struct GlStrings {
     /// The context's version: (major, minor).
     pub version_number: (u32, u32),
     pub extensions: Vec<String>,
+    /// `GL_SUBGROUP_SUPPORTED_STAGES_KHR` and `GL_SUBGROUP_SUPPORTED_FEATURES_KHR` where the
+    /// context has `GL_KHR_shader_subgroup`.
+    pub subgroup_stages_features: Option<(u32, u32)>,
 }
+
+/// `GL_SUBGROUP_SUPPORTED_STAGES_KHR` (`GL_KHR_shader_subgroup`; glow has no name for it).
+const SUBGROUP_SUPPORTED_STAGES_KHR: u32 = 0x9533;
+/// `GL_SUBGROUP_SUPPORTED_FEATURES_KHR`.
+const SUBGROUP_SUPPORTED_FEATURES_KHR: u32 = 0x9534;
 
 impl Gl {
     /// Wraps a loaded function table. The context must be current. With `profile`, the host
@@ -159,7 +167,22 @@ impl Gl {
             } else {
                 (0, 0)
             };
+            // Queried only where the extension is (its enums are errors elsewhere).
+            let subgroup_stages_features = extensions
+                .iter()
+                .any(|e| e == "GL_KHR_shader_subgroup")
+                .then(|| {
+                    (
+                        self.gl
+                            .get_parameter_i32(SUBGROUP_SUPPORTED_STAGES_KHR)
+                            .max(0) as u32,
+                        self.gl
+                            .get_parameter_i32(SUBGROUP_SUPPORTED_FEATURES_KHR)
+                            .max(0) as u32,
+                    )
+                });
             GlStrings {
+                subgroup_stages_features,
                 max_fragment_storage_blocks,
                 max_storage_block_size,
                 image_stores: images_core

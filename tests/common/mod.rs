@@ -118,6 +118,22 @@ pub fn gpu_paths_ctx(width_cap: u32) -> Context {
     .expect("a GL context (Mesa llvmpipe in CI)")
 }
 
+/// [`gpu_paths_ctx`] with ssymv's product on warps wherever the device has warp operations
+/// (`ContextOptions::warp_products`; llvmpipe's desktop GL by ballots, a GPU by default).
+#[allow(dead_code)]
+pub fn warp_ctx(width_cap: u32) -> Context {
+    Context::with_options(ContextOptions {
+        tuning: Some(Tuning::Off),
+        interleaved_products: Some(true),
+        image_stores: Some(true),
+        vector_blocks: Some(true),
+        warp_products: Some(true),
+        width_cap: Some(width_cap),
+        ..Default::default()
+    })
+    .expect("a GL context (Mesa llvmpipe in CI)")
+}
+
 /// One of the level-2 solves' paths in the tests: its context, the orders it covers, and
 /// `every`: the sweeps run one case in `every`.
 #[allow(dead_code)]

@@ -10,6 +10,7 @@
 use crate::blas::args::pass_inc;
 use crate::blas::level1::update::{update, Op};
 use crate::blas::level2::matrix::{aligned_columns, Matrix, MvCall, Shape, Storage};
+use crate::blas::level2::symv_warp;
 use crate::blas::passes::{fold, VectorBlock, SUM_REDUCE};
 use crate::blas::types::{Diag, Uplo};
 use crate::device::buffer::Buffer;
@@ -609,7 +610,7 @@ pub(crate) fn product(
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
     if let (Storage::Full { lda }, true) = (a.storage, vec4_applies(a, incx)) {
-        return product_vec4(ctx, a, lda, abuf, trans, x, skip_zero, sink);
+        return product_full(ctx, a, lda, abuf, trans, x, skip_zero, sink);
     }
     let len_x = MvCall { a: *a, trans }.len_x();
     let incx = pass_inc(len_x as i32, incx);
@@ -674,9 +675,32 @@ fn product_unit_x(
     let Storage::Full { lda } = m.storage else {
         unreachable!("unpack gives full storage")
     };
-    let t = product_vec4(ctx, &m, lda, &full, trans, x, skip_zero, sink);
+    let t = product_full(ctx, &m, lda, &full, trans, x, skip_zero, sink);
     inner.give_surface(full.into_surface());
     t
+}
+
+/// [`product_vec4`], or a symmetric product that updates y on warps where
+/// [`symv_warp::applies`] (its triangle read once instead of twice).
+#[allow(clippy::too_many_arguments)]
+fn product_full(
+    ctx: &Context,
+    a: &Matrix,
+    lda: usize,
+    abuf: &Buffer,
+    trans: bool,
+    x: &Buffer,
+    skip_zero: bool,
+    sink: Sink<'_>,
+) -> Result<Option<Buffer>> {
+    match sink {
+        Sink::Update { alpha, beta, y }
+            if !skip_zero && symv_warp::applies(&ctx.inner, a, 1, 1, x) =>
+        {
+            symv_warp::symv_warp(ctx, a, lda, abuf, x, alpha, beta, y).map(|()| None)
+        }
+        sink => product_vec4(ctx, a, lda, abuf, trans, x, skip_zero, sink),
+    }
 }
 
 /// The packed triangle `a` (in `abuf`, order at most [`UNPACK_MAX_ORDER`]) copied into
