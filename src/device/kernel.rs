@@ -2,8 +2,8 @@
 //! with, and what it needs of a device. A routine declares its kernels as statics beside
 //! itself with [`kernel!`](crate::kernel); the context compiles each on first use and caches
 //! the program. A program's source is the version prelude, the defines, the shared helpers
-//! of `glsl/common/common.glsl` and the kernel file, in that order; nothing else is pasted
-//! in.
+//! of `glsl/common/common.glsl` (and for a warp kernel `glsl/common/warp.glsl`), the
+//! family's helpers and the kernel file, in that order; nothing else is pasted in.
 
 use crate::device::info::{precise_extension, DeviceInfo, WarpOps};
 use crate::gl::egl::GlApi;
@@ -306,6 +306,20 @@ mod tests {
         assert!(img.sources(&es).1.starts_with("#version 310 es"));
         assert!(img.sources(&es).1.contains("precision highp image2D;"));
         assert!(PLAIN.body.contains("void main"));
+        // A warp kernel: the extensions right after the version line, its define, the warp
+        // helpers after the common ones; where the device has no warp operations, none.
+        let w = Kernel::new("w.frag", "void main() {}").warps();
+        let khr = Preludes::new(GlApi::Gles, (3, 2), &[], Some(WarpOps::Subgroup));
+        let fs = w.sources(&khr).1;
+        assert!(fs.starts_with("#version 310 es\n#extension GL_KHR_shader_subgroup_basic"));
+        assert!(fs.contains("#extension GL_KHR_shader_subgroup_shuffle : require"));
+        assert!(fs.contains("#define WARP_SUBGROUP 1"));
+        assert!(fs.find("select4").unwrap() < fs.find("uint warp_count()").unwrap());
+        let ballot = Preludes::new(GlApi::DesktopGl, (4, 5), &[], Some(WarpOps::Ballot));
+        let fs = w.sources(&ballot).1;
+        assert!(fs.starts_with("#version 430 core\n#extension GL_ARB_shader_ballot : require"));
+        assert!(fs.contains("#define WARP_BALLOT 1"));
+        assert!(!PLAIN.sources(&ballot).1.contains("warp_count"));
         assert_eq!(PLAIN.key(), ("common/calib_copy.frag", ""));
     }
 

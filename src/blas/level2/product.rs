@@ -680,8 +680,9 @@ fn product_unit_x(
     t
 }
 
-/// [`product_vec4`], or a symmetric product that updates y on warps where
-/// [`symv_warp::applies`] (its triangle read once instead of twice).
+/// [`product_vec4`], or a symmetric product that updates y (of unit stride, as every
+/// [`Sink::Update`]) on warps where [`symv_warp::applies`] (its triangle read once instead
+/// of twice); x has unit stride here.
 #[allow(clippy::too_many_arguments)]
 fn product_full(
     ctx: &Context,
@@ -694,9 +695,7 @@ fn product_full(
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
     match sink {
-        Sink::Update { alpha, beta, y }
-            if !skip_zero && symv_warp::applies(&ctx.inner, a, 1, 1, x) =>
-        {
+        Sink::Update { alpha, beta, y } if !skip_zero && symv_warp::applies(&ctx.inner, a, x) => {
             symv_warp::symv_warp(ctx, a, lda, abuf, x, alpha, beta, y).map(|()| None)
         }
         sink => product_vec4(ctx, a, lda, abuf, trans, x, skip_zero, sink),

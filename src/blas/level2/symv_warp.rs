@@ -112,13 +112,13 @@ impl Tiles {
 /// 4096 (BENCHMARKS.md, session 39).
 const WARP_MIN_ORDER: usize = 2048;
 
-/// Whether [`symv_warp`] computes `y := alpha*A*x + beta*y` for `a` with x of increment
-/// `incx` into a y of increment `incy`: a symmetric matrix in full storage with `lda` a
-/// multiple of 4, both increments 1, on a context that runs warp products
+/// Whether [`symv_warp`] computes `y := alpha*A*x + beta*y` for `a` and `x` (the callers'
+/// x and y have increment 1): a symmetric matrix in full storage with `lda` a multiple of
+/// 4, on a context that runs warp products
 /// ([`ContextOptions::warp_products`](crate::ContextOptions::warp_products); by default
 /// on hardware devices from [`WARP_MIN_ORDER`]) on a device that runs the kernels, with
 /// the sums and the copy of x within its storage blocks.
-pub(crate) fn applies(inner: &Inner, a: &Matrix, incx: i32, incy: i32, x: &Buffer) -> bool {
+pub(crate) fn applies(inner: &Inner, a: &Matrix, x: &Buffer) -> bool {
     let wanted = inner
         .warp_products
         .unwrap_or(!inner.info.software && a.cols >= WARP_MIN_ORDER);
@@ -134,8 +134,6 @@ pub(crate) fn applies(inner: &Inner, a: &Matrix, incx: i32, incy: i32, x: &Buffe
         && full4
         && a.rows == a.cols
         && a.cols > 0
-        && incx == 1
-        && incy == 1
         && x_bytes <= limit
         && sums_bytes <= limit
         && SYMV_WARP_PLAIN.runs_on(&inner.info)
@@ -143,8 +141,9 @@ pub(crate) fn applies(inner: &Inner, a: &Matrix, incx: i32, incy: i32, x: &Buffe
 }
 
 /// `y := alpha*A*x + beta*y` for a symmetric `a` in full storage (leading dimension `lda`,
-/// a multiple of 4) in `abuf`, x and y of increment 1, alpha not 0: one draw of
-/// `symv_warp.frag` (see there). Only where [`applies`] says so.
+/// a multiple of 4) in `abuf`, x and y of increment 1, alpha not 0: two draws of
+/// `symv_warp.frag`, the masked tiles' and the plain ones' (see there). Only where
+/// [`applies`] says so.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn symv_warp(
     ctx: &Context,
