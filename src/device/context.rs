@@ -103,9 +103,10 @@ pub struct ContextOptions {
     /// and sum across their lanes (`glsl/level2/symv_warp.frag`), where x and y have
     /// increment 1 and lda is a multiple of 4, instead of reading it twice (by columns,
     /// then by rows). Needs warp operations in fragment shaders ([`DeviceInfo::warp_ops`])
-    /// and the image-store paths. `None` does so on hardware devices from order 2048 (on
-    /// the H200, ssymv 4096 took 208-216 us against 230, and 1024 59-67 us against 59-60),
-    /// `Some(true)` at every order wherever the device can (llvmpipe by ballots),
+    /// and the image-store paths. `None` does so on hardware devices under desktop GL from
+    /// order 2048 (on the H200, ssymv 4096 took 208-216 us against 230, and 1024 59-67 us
+    /// against 59-60; its GLES contexts were not tested with it), `Some(true)` at every
+    /// order wherever the device can (llvmpipe by ballots, GLES with subgroups),
     /// `Some(false)` never. Results are the same up to the order of the sums, which is
     /// fixed for a fixed set of lanes a warp: a GPU that packed its warps differently from
     /// one call to the next could change the last bits.
