@@ -244,17 +244,10 @@ impl Context {
                 Ok((egl, gl, desc, api, strings))
             },
         )?;
-        let preludes = Preludes::new(
-            api,
-            strings.version_number,
-            &strings.extensions,
-            crate::device::info::warp_ops(
-                api == GlApi::Gles,
-                strings.version_number,
-                &strings.extensions,
-                strings.subgroup_stages_features,
-            ),
-        );
+        // One reading of the device's warp operations for the warp kernels' prelude and the
+        // device's info.
+        let warp_ops = strings.warp_ops(api);
+        let preludes = Preludes::new(api, strings.version_number, &strings.extensions, warp_ops);
         // The probe is the process's first compile and draw: on a cold driver shader cache it
         // costs 40-85 ms on the H100, most of which is the driver's own first-use set-up,
         // paid by whichever compile comes first (measured: probing lazily moved it into the
@@ -263,7 +256,7 @@ impl Context {
             || "subnormal probe".into(),
             || crate::device::probe::flushes_subnormals(&gl, &preludes),
         )?;
-        let info = DeviceInfo::new(strings, &desc, api, flushes)?;
+        let info = DeviceInfo::new(strings, &desc, api, flushes, warp_ops)?;
         let width_cap = options
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)

@@ -108,24 +108,33 @@ pub(crate) fn warp_ops(
     }
 }
 
+impl GlStrings {
+    /// The warp operations of a context of `api` with these strings ([`warp_ops`]): what
+    /// both the warp kernels' prelude and [`DeviceInfo::warp_ops`] take.
+    pub(crate) fn warp_ops(&self, api: GlApi) -> Option<WarpOps> {
+        warp_ops(
+            api == GlApi::Gles,
+            self.version_number,
+            &self.extensions,
+            self.subgroup_stages_features,
+        )
+    }
+}
+
 impl DeviceInfo {
-    /// The info of a context of `api` on device `desc`, from the strings GL reported and the
-    /// probe of subnormal arithmetic; an error if the device cannot render into RGBA32F
+    /// The info of a context of `api` on device `desc`, from the strings GL reported, the
+    /// probe of subnormal arithmetic and the warp operations read off the strings
+    /// ([`GlStrings::warp_ops`]); an error if the device cannot render into RGBA32F
     /// textures.
     pub(crate) fn new(
         s: GlStrings,
         desc: &DeviceDesc,
         api: GlApi,
         flushes_subnormals: bool,
+        warp_ops: Option<WarpOps>,
     ) -> Result<Self> {
         let precise_qualifier =
             precise_extension(api == GlApi::Gles, s.version_number, &s.extensions).is_some();
-        let warp_ops = warp_ops(
-            api == GlApi::Gles,
-            s.version_number,
-            &s.extensions,
-            s.subgroup_stages_features,
-        );
         let info = DeviceInfo {
             precise_qualifier,
             renderer: s.renderer,
@@ -145,9 +154,9 @@ impl DeviceInfo {
             software: desc.software,
             flushes_subnormals,
             device_index: desc.index,
+            warp_ops,
             extensions: s.extensions,
             api,
-            warp_ops,
         };
         if api == GlApi::Gles && !info.has_extension(COLOR_BUFFER_FLOAT) {
             return Err(Error::Unsupported(format!(

@@ -131,7 +131,6 @@ pub(crate) fn applies(inner: &Inner, a: &Matrix, x: &Buffer) -> bool {
     let limit = inner.info.max_storage_block_size;
     wanted
         && inner.image_store_paths
-        && inner.info.warp_ops.is_some()
         && matches!(a.shape, Shape::Symmetric(_))
         && full4
         && a.rows == a.cols
