@@ -277,8 +277,8 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
         let ni = n as i32;
         let big = n > 4096;
         let cases = [
-            "sgemv N", "sgemv T", "ssymv", "ssymv U", "strmv", "sspmv", "stpmv", "stpmv T", "sger",
-            "ssyr", "ssyr U", "sspr", "ssyr2", "ssyr2 U", "sspr2",
+            "sgemv N", "sgemv T", "ssymv", "ssymv U", "strmv", "sspmv", "sspmv U", "stpmv",
+            "stpmv T", "sger", "ssyr", "ssyr U", "sspr", "ssyr2", "ssyr2 U", "sspr2",
         ];
         if !cases.iter().any(|c| wanted(&format!("{c} {n}"))) {
             continue;
@@ -325,6 +325,7 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                     ctx.strmv(ColMajor, lo, u, nd, ni, &a, ni, &mut y, 1)
                 }
                 "sspmv" => ctx.sspmv(ColMajor, lo, ni, 1.0, &ap, &x, 1, 0.5, &mut y, 1),
+                "sspmv U" => ctx.sspmv(ColMajor, Uplo::Upper, ni, 1.0, &ap, &x, 1, 0.5, &mut y, 1),
                 "stpmv" | "stpmv T" => {
                     let t = if case == "stpmv T" {
                         Transpose::Trans

@@ -327,7 +327,8 @@ fn ssymv_with_interleaved_and_spread_sums_matches_blas() {
 fn ssymv_and_sspmv_on_warps_match_blas() {
     // The read-once product on warps (tiles of 128 x 128): orders around the tiles' edges
     // and inside one, lda of n rounded to 4 (c even) or 4 more (c odd), in textures 8192
-    // and 16 texels wide (a column then spans texture rows); sspmv after its unpacking.
+    // and 16 texels wide (a column then spans texture rows); sspmv read packed, where its
+    // columns start anywhere in a texel and in the texture's rows.
     // Four cases in five have incy == 1 (c = 8 + 16a + 64b: every alpha and beta in turn),
     // which the warp path needs; the fifth another incy (the two-read product beside it).
     let mut r = rng(306);
@@ -358,11 +359,16 @@ fn ssymv_and_sspmv_on_warps_match_blas() {
             }
         }
         if width == 8192 {
-            for uplo in UPLOS {
+            for (uplo, which) in [
+                (Uplo::Upper, Sym::Full),
+                (Uplo::Lower, Sym::Full),
+                (Uplo::Upper, Sym::Packed),
+                (Uplo::Lower, Sym::Packed),
+            ] {
                 sym_case(
                     &ctx,
                     &mut r,
-                    Sym::Full,
+                    which,
                     Layout::ColMajor,
                     uplo,
                     1030,

@@ -2,8 +2,9 @@
 // triangle is read once and gives both of its terms, A(i, j) x_j to y_i and A(i, j) x_i to
 // y_j (product_vec4.frag reads the triangle twice, by columns and by rows). Full storage
 // with lda a multiple of 4 (texel (r, j) of A is rows 4r..4r+3 of column j, at linear texel
-// r + j*lda/4); x has increment 1, its texels in a storage buffer; y has increment 1 and is
-// sums_out's own texture, read through `y` (each texel read and written by one invocation).
+// r + j*lda/4), or with PACKED sspmv's packed storage where it lies (see a_texel); x has
+// increment 1, its texels in a storage buffer; y has increment 1 and is sums_out's own
+// texture, read through `y` (each texel read and written by one invocation).
 //
 // Tiles. The triangle is cut into tiles of 128 x 128 (32 row texels by 128 columns),
 // numbered in the order of the upper triangle of blocks (a lower triangle takes the
@@ -21,7 +22,8 @@
 // after the draw's own atomics on the H200: calls back to back went wrong), and the two
 // draws of a call, which may run side by side, keep apart counts.
 //   A plain tile on a full warp of 32 with subgroup shuffles: plain_tile (an 8 x 4 block
-//     of A's texture a fetch, shuffles for the sums across lanes).
+//     of A's texture a fetch, shuffles for the sums across lanes; PACKED: the same block
+//     of the packed columns, each lane's misaligned texels completed from its neighbour's).
 //   Any other tile, or a plain one on a warp of another size: the lanes share the tile's 32
 //     row texels by rank (a warp of 32 takes one each, fewer take several in rounds, lanes
 //     past 32 idle); for each column j a lane fetches its row texel of column j once, adds
@@ -55,6 +57,7 @@ uniform float alpha;
 uniform float beta;
 uniform int parity;
 uniform int full;      // blocks of 128 rows wholly inside the matrix
+uniform int a_last;    // PACKED: the last texel of A's buffer (reads clamp to it)
 
 layout(std430, binding = 0) readonly restrict buffer XTexels {
     vec4 x_texels[];
@@ -74,6 +77,32 @@ layout(binding = 0, rgba32f) writeonly uniform highp image2D sums_out;
 #ifndef PLAIN
 #define PLAIN 0
 #endif
+
+// PACKED (defined before this file, or 0): A in packed storage (sspmv), element (i, j) at
+// col_base(j) + i, col_base(j) = j(j+1)/2 (upper) or j(2n-j-1)/2 (lower): rows 4t..4t+3 of
+// column j are four consecutive elements, which straddle two texels unless col_base(j) is
+// a multiple of 4. Rows outside the stored triangle read other columns' elements (or, past
+// the array, its last texel), which the diagonal tiles' masks leave out as they leave out
+// full storage's other triangle.
+#ifndef PACKED
+#define PACKED 0
+#endif
+
+#if PACKED
+int col_base(int j) {
+    uint u = uint(j);
+    return int(upper != 0 ? tri(u) : half_product(u, 2u * uint(n) - u - 1u));
+}
+#endif
+
+// A's texel of row texel t, column j (PACKED: from the two texels that hold it).
+vec4 a_texel(int t, int j) {
+#if PACKED
+    return load_run(a, a_width, a_last, col_base(j) + 4 * t);
+#else
+    return texelFetch(a, texel_pos(t + j * (lda >> 2), a_width), 0);
+#endif
+}
 
 // Warps a diagonal tile takes (a quarter of its columns each): its masked loop is a chain
 // of latencies that one warp would run alone while the plain tiles' draw is long done.
@@ -165,8 +194,43 @@ ivec2 tile_of(uint g) {
 }
 
 #if PLAIN && defined(WARP_SUBGROUP)
-// The texels of row texels t, t + 8, t + 16, t + 24 of one column, t's at p.
-void column4(ivec2 p, ivec2 r8, out vec4 v0, out vec4 v1, out vec4 v2, out vec4 v3) {
+// The texels of row texels t, t + 8, t + 16, t + 24 of column j (t = BLOCK_TEXELS*bi + a,
+// a < 8 the lane's place in its group of 8).
+void column4(int j, int t, ivec2 r8, out vec4 v0, out vec4 v1, out vec4 v2, out vec4 v3) {
+#if PACKED
+    // The group's 8 lanes read neighbouring texels of the packed column (its elements
+    // start at element r of texel q0 + a of each row of 8), a fifth fetch the texel after
+    // the last (texel q0 + 32: one address for all eight, read only where r > 0, so that
+    // it exists then), and each lane takes the texel after its own from the next lane
+    // (lane 7 from lane 0's next row) by one shuffle.
+    int cb = col_base(j);
+    int r = cb & 3;
+    int q = (cb >> 2) + t;
+    int a8 = t & 7;
+    ivec2 p0 = texel_pos(q, a_width);
+    ivec2 p1 = advance(p0, r8, a_width);
+    ivec2 p2 = advance(p1, r8, a_width);
+    ivec2 p3 = advance(p2, r8, a_width);
+    ivec2 p4 = q - a8 + 32 <= a_last ? advance(p3, ivec2(8 - a8, 0), a_width) : p3;
+    vec4 w0 = texelFetch(a, p0, 0);
+    vec4 w1 = texelFetch(a, p1, 0);
+    vec4 w2 = texelFetch(a, p2, 0);
+    vec4 w3 = texelFetch(a, p3, 0);
+    vec4 w4 = texelFetch(a, p4, 0);
+    uint k = gl_SubgroupInvocationID;
+    uint from = (k & ~7u) | ((k + 1u) & 7u);
+    bool head = a8 == 0;
+    // The next texel's first three elements (shift4 reads no more of it).
+    vec3 n0 = subgroupShuffle(head ? w1.xyz : w0.xyz, from);
+    vec3 n1 = subgroupShuffle(head ? w2.xyz : w1.xyz, from);
+    vec3 n2 = subgroupShuffle(head ? w3.xyz : w2.xyz, from);
+    vec3 n3 = subgroupShuffle(head ? w4.xyz : w3.xyz, from);
+    v0 = shift4(w0, vec4(n0, 0.0), r);
+    v1 = shift4(w1, vec4(n1, 0.0), r);
+    v2 = shift4(w2, vec4(n2, 0.0), r);
+    v3 = shift4(w3, vec4(n3, 0.0), r);
+#else
+    ivec2 p = texel_pos(t + j * (lda >> 2), a_width);
     ivec2 p1 = advance(p, r8, a_width);
     ivec2 p2 = advance(p1, r8, a_width);
     ivec2 p3 = advance(p2, r8, a_width);
@@ -174,6 +238,7 @@ void column4(ivec2 p, ivec2 r8, out vec4 v0, out vec4 v1, out vec4 v2, out vec4 
     v1 = texelFetch(a, p1, 0);
     v2 = texelFetch(a, p2, 0);
     v3 = texelFetch(a, p3, 0);
+#endif
 }
 
 // A plain tile on a full warp of 32 (lane k = a + 8b): each fetch of the warp reads row
@@ -189,7 +254,6 @@ void plain_tile(int bi, int bj, int cslot, int rslot) {
     int k = int(gl_SubgroupInvocationID);
     int la = k & 7;
     int lb = k >> 3;
-    int ld4 = lda >> 2;
     int t0 = BLOCK_TEXELS * bi + la;
     vec4 x0 = x_texels[t0];
     vec4 x1 = x_texels[t0 + 8];
@@ -206,10 +270,10 @@ void plain_tile(int bi, int bj, int cslot, int rslot) {
             // arithmetic.
             int j = BLOCK * bj + c + c0;
             vec4 a0, a1, a2, a3, b0, b1, b2, b3, c0v, c1v, c2v, c3v, d0, d1, d2, d3;
-            column4(texel_pos(t0 + j * ld4, a_width), r8, a0, a1, a2, a3);
-            column4(texel_pos(t0 + (j + 1) * ld4, a_width), r8, b0, b1, b2, b3);
-            column4(texel_pos(t0 + (j + 2) * ld4, a_width), r8, c0v, c1v, c2v, c3v);
-            column4(texel_pos(t0 + (j + 3) * ld4, a_width), r8, d0, d1, d2, d3);
+            column4(j, t0, r8, a0, a1, a2, a3);
+            column4(j + 1, t0, r8, b0, b1, b2, b3);
+            column4(j + 2, t0, r8, c0v, c1v, c2v, c3v);
+            column4(j + 3, t0, r8, d0, d1, d2, d3);
             vec4 xv = x_texels[j >> 2];
             s0 += a0 * xv.x + b0 * xv.y + c0v * xv.z + d0 * xv.w;
             s1 += a1 * xv.x + b1 * xv.y + c1v * xv.z + d1 * xv.w;
@@ -296,36 +360,40 @@ void main() {
             for (int jt = 0; jt < cols; jt += 4) {
                 vec4 xv = x_texels[(j0 + jt) >> 2];
                 vec4 tot = vec4(0.0);
+                int j = j0 + jt;
+#if PACKED
+#define NEXT_TEXEL(k) a_texel(tr, j + k)
+#define STEP_COLUMN
+#else
+#define NEXT_TEXEL(k) texelFetch(a, ap, 0)
+#define STEP_COLUMN ap = advance(ap, col, a_width)
+#endif
 #if PLAIN
-                vec4 a0 = texelFetch(a, ap, 0);
-                ap = advance(ap, col, a_width);
-                vec4 a1 = texelFetch(a, ap, 0);
-                ap = advance(ap, col, a_width);
-                vec4 a2 = texelFetch(a, ap, 0);
-                ap = advance(ap, col, a_width);
-                vec4 a3 = texelFetch(a, ap, 0);
-                ap = advance(ap, col, a_width);
+                vec4 a0 = NEXT_TEXEL(0);
+                STEP_COLUMN;
+                vec4 a1 = NEXT_TEXEL(1);
+                STEP_COLUMN;
+                vec4 a2 = NEXT_TEXEL(2);
+                STEP_COLUMN;
+                vec4 a3 = NEXT_TEXEL(3);
+                STEP_COLUMN;
                 acc += a0 * xv.x + a1 * xv.y + a2 * xv.z + a3 * xv.w;
                 tot = vec4(warp_sum(dot(a0, xi)), warp_sum(dot(a1, xi)), warp_sum(dot(a2, xi)),
                            warp_sum(dot(a3, xi)));
 #else
-                int j = j0 + jt;
-                tot.x = masked_column(texelFetch(a, ap, 0), xv.x, xi, i4, j, live, diag, acc);
-                ap = advance(ap, col, a_width);
+                tot.x = masked_column(NEXT_TEXEL(0), xv.x, xi, i4, j, live, diag, acc);
+                STEP_COLUMN;
                 if (jt + 1 < cols) {
-                    tot.y = masked_column(texelFetch(a, ap, 0), xv.y, xi, i4, j + 1, live, diag,
-                                          acc);
-                    ap = advance(ap, col, a_width);
+                    tot.y = masked_column(NEXT_TEXEL(1), xv.y, xi, i4, j + 1, live, diag, acc);
+                    STEP_COLUMN;
                 }
                 if (jt + 2 < cols) {
-                    tot.z = masked_column(texelFetch(a, ap, 0), xv.z, xi, i4, j + 2, live, diag,
-                                          acc);
-                    ap = advance(ap, col, a_width);
+                    tot.z = masked_column(NEXT_TEXEL(2), xv.z, xi, i4, j + 2, live, diag, acc);
+                    STEP_COLUMN;
                 }
                 if (jt + 3 < cols) {
-                    tot.w = masked_column(texelFetch(a, ap, 0), xv.w, xi, i4, j + 3, live, diag,
-                                          acc);
-                    ap = advance(ap, col, a_width);
+                    tot.w = masked_column(NEXT_TEXEL(3), xv.w, xi, i4, j + 3, live, diag, acc);
+                    STEP_COLUMN;
                 }
 #endif
                 if (warp_leader()) {

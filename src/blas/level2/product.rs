@@ -653,7 +653,8 @@ fn unpacks(a: &Matrix, interleaved: bool, image_stores: bool) -> bool {
 }
 
 /// [`product`] with a unit-stride x, any storage but full with `lda % 4 == 0`: a packed
-/// symmetric matrix on a GPU with image stores ([`unpacks`]) is first copied into full
+/// symmetric matrix that updates y on warps ([`symv_warp::applies`]) is read there where
+/// it lies; else on a GPU with image stores ([`unpacks`]) it is first copied into full
 /// storage (`glsl/level2/unpack.frag`) and multiplied there by [`product_vec4`] (on the
 /// H100 the packed kernel reads at a third of the full one's rate: each packed column starts
 /// at a different place of the texture's rows); every other by [`product_stored`].
@@ -668,6 +669,15 @@ fn product_unit_x(
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
     let inner = &ctx.inner;
+    // A packed symmetric matrix read where it lies on warps, without the unpacking.
+    let sink = match sink {
+        Sink::Update { alpha, beta, y }
+            if a.storage == Storage::Packed && !skip_zero && symv_warp::applies(inner, a, x) =>
+        {
+            return symv_warp::symv_warp(ctx, a, abuf, x, alpha, beta, y).map(|()| None);
+        }
+        sink => sink,
+    };
     if !unpacks(a, inner.interleaved_products, inner.image_store_paths) {
         return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);
     }
@@ -696,7 +706,7 @@ fn product_full(
 ) -> Result<Option<Buffer>> {
     match sink {
         Sink::Update { alpha, beta, y } if !skip_zero && symv_warp::applies(&ctx.inner, a, x) => {
-            symv_warp::symv_warp(ctx, a, lda, abuf, x, alpha, beta, y).map(|()| None)
+            symv_warp::symv_warp(ctx, a, abuf, x, alpha, beta, y).map(|()| None)
         }
         sink => product_vec4(ctx, a, lda, abuf, trans, x, skip_zero, sink),
     }

@@ -1,5 +1,5 @@
 //! The symmetric product on warps (`glsl/level2/symv_warp.frag`): ssymv's stored triangle
-//! (and sspmv's once unpacked) read once, each texel giving both of its terms, in tiles of
+//! (and sspmv's packed one, where it lies) read once, each texel giving both of its terms, in tiles of
 //! 128 x 128 that the GPU's warps take one at a time, the tile's column sums added across
 //! the warp's lanes; the draw adds the tiles' sums into y itself. The other product
 //! (`product_vec4.frag`) reads the triangle twice, by columns and by rows, and a fragment
@@ -22,22 +22,35 @@ const PACKED_GLSL: &str = include_str!(concat!(
     "/glsl/level2/packed.glsl"
 ));
 
-/// The kernel's two forms: the tiles off the diagonal inside the matrix (no masks), and
-/// the others (the diagonal's and a partial last block column's, masked). Warps, image
-/// stores (y) and three storage blocks (x, the partial sums, the counts).
-static SYMV_WARP_PLAIN: Kernel = crate::kernel!("level2/symv_warp.frag")
-    .defines("#define PLAIN 1")
-    .header(PACKED_GLSL)
-    .warps()
-    .storage(3);
-static SYMV_WARP_MASKED: Kernel = crate::kernel!("level2/symv_warp.frag")
-    .defines("#define PLAIN 0")
-    .header(PACKED_GLSL)
-    .warps()
-    .storage(3);
+/// A kernel of the file: `PLAIN` 1 (the tiles off the diagonal inside the matrix, no
+/// masks) or 0 (the others: the diagonal's and a partial last block column's, masked), for
+/// full storage or (`PACKED`) packed. Warps, image stores (y) and three storage blocks (x,
+/// the partial sums, the counts).
+macro_rules! symv_warp_kernel {
+    ($defines:literal) => {
+        crate::kernel!("level2/symv_warp.frag")
+            .defines($defines)
+            .header(PACKED_GLSL)
+            .warps()
+            .storage(3)
+    };
+}
+static PLAIN_FULL: Kernel = symv_warp_kernel!("#define PLAIN 1");
+static MASKED_FULL: Kernel = symv_warp_kernel!("#define PLAIN 0");
+static PLAIN_PACKED: Kernel = symv_warp_kernel!("#define PLAIN 1\n#define PACKED 1");
+static MASKED_PACKED: Kernel = symv_warp_kernel!("#define PLAIN 0\n#define PACKED 1");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 2] = [&SYMV_WARP_PLAIN, &SYMV_WARP_MASKED];
+pub(crate) const KERNELS: [&Kernel; 4] = [&PLAIN_FULL, &MASKED_FULL, &PLAIN_PACKED, &MASKED_PACKED];
+
+/// The (masked, plain) kernels for `a`'s storage.
+fn kernels(a: &Matrix) -> (&'static Kernel, &'static Kernel) {
+    if a.storage == Storage::Packed {
+        (&MASKED_PACKED, &PLAIN_PACKED)
+    } else {
+        (&MASKED_FULL, &PLAIN_FULL)
+    }
+}
 
 /// Rows (and columns) of a tile: 32 row texels, one for each lane of a 32-wide warp
 /// (`BLOCK` in the kernel).
@@ -115,7 +128,7 @@ const WARP_MIN_ORDER: usize = 2048;
 
 /// Whether [`symv_warp`] computes `y := alpha*A*x + beta*y` for `a` and `x` (the callers'
 /// x and y have increment 1): a symmetric matrix in full storage with `lda` a multiple of
-/// 4, on a context that runs warp products
+/// 4 or in packed storage, on a context that runs warp products
 /// ([`ContextOptions::warp_products`](crate::ContextOptions::warp_products); by default
 /// on hardware devices under desktop GL, from [`WARP_MIN_ORDER`]: the GPU's shuffle path
 /// was tested under GL only) on a device that runs the kernels, with
@@ -124,7 +137,12 @@ pub(crate) fn applies(inner: &Inner, a: &Matrix, x: &Buffer) -> bool {
     let wanted = inner.warp_products.unwrap_or(
         !inner.info.software && inner.info.api == GlApi::DesktopGl && a.cols >= WARP_MIN_ORDER,
     );
-    let full4 = matches!(a.storage, Storage::Full { lda } if lda.is_multiple_of(4));
+    let storage = match a.storage {
+        Storage::Full { lda } => lda.is_multiple_of(4),
+        Storage::Packed => true,
+        Storage::Band { .. } => false,
+    };
+    let (masked, plain) = kernels(a);
     let s = x.surface();
     let x_bytes = 16 * s.width as u64 * s.height as u64;
     let sums_bytes = 16 * Tiles::new(a.cols).partial_texels() as u64;
@@ -132,24 +150,22 @@ pub(crate) fn applies(inner: &Inner, a: &Matrix, x: &Buffer) -> bool {
     wanted
         && inner.image_store_paths
         && matches!(a.shape, Shape::Symmetric(_))
-        && full4
+        && storage
         && a.rows == a.cols
         && a.cols > 0
         && x_bytes <= limit
         && sums_bytes <= limit
-        && SYMV_WARP_PLAIN.runs_on(&inner.info)
-        && SYMV_WARP_MASKED.runs_on(&inner.info)
+        && plain.runs_on(&inner.info)
+        && masked.runs_on(&inner.info)
 }
 
-/// `y := alpha*A*x + beta*y` for a symmetric `a` in full storage (leading dimension `lda`,
-/// a multiple of 4) in `abuf`, x and y of increment 1, alpha not 0: two draws of
-/// `symv_warp.frag`, the masked tiles' and the plain ones' (see there). Only where
-/// [`applies`] says so.
-#[allow(clippy::too_many_arguments)]
+/// `y := alpha*A*x + beta*y` for a symmetric `a` in full storage (leading dimension a
+/// multiple of 4) or packed storage (read where it lies) in `abuf`, x and y of increment
+/// 1, alpha not 0: two draws of `symv_warp.frag`, the masked tiles' and the plain ones'
+/// (see there). Only where [`applies`] says so.
 pub(crate) fn symv_warp(
     ctx: &Context,
     a: &Matrix,
-    lda: usize,
     abuf: &Buffer,
     x: &Buffer,
     alpha: f32,
@@ -160,6 +176,10 @@ pub(crate) fn symv_warp(
     let n = a.cols;
     let plan = Tiles::new(n);
     let upper = matches!(a.shape, Shape::Symmetric(Uplo::Upper));
+    let lda = match a.storage {
+        Storage::Full { lda } => lda,
+        _ => 0,
+    };
     let s = x.surface();
     let xb = inner.take_block_buffer(16 * s.width as usize * s.height as usize)?;
     let partials = match inner.take_partials_buffer(16 * plan.partial_texels()) {
@@ -210,8 +230,9 @@ fn draw(
     let parity = (*after % 2) as i32;
     // Both programs before either draw: a call draws both or neither, so that the parity
     // stays right.
-    let masked = inner.program(&SYMV_WARP_MASKED)?;
-    let plain = inner.program(&SYMV_WARP_PLAIN)?;
+    let (masked, plain) = kernels(a);
+    let masked = inner.program(masked)?;
+    let plain = inner.program(plain)?;
     let gl = inner.enter()?;
     gl.copy_to_block_buffer(x.surface(), xb);
     // The masked tiles first, without a barrier after them: their few warps (the diagonal's)
@@ -227,6 +248,7 @@ fn draw(
         abuf.bind(gl, &prog, 0, "a", "a_width");
         y.bind(gl, &prog, 1, "y", "sums_width");
         gl.set_i32(&prog, "lda", lda as i32);
+        gl.set_i32(&prog, "a_last", abuf.last_texel());
         gl.set_i32(&prog, "n", a.cols as i32);
         gl.set_i32(&prog, "upper", upper as i32);
         gl.set_i32(&prog, "blocks", plan.blocks as i32);
