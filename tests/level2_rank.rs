@@ -261,6 +261,44 @@ fn rank_updates_with_vec4_texels_match_blas_on_both_paths() {
 }
 
 #[test]
+fn rank_updates_with_vector_blocks_match_blas() {
+    // x (and y) read from a storage buffer, as a GPU does from 2^22 elements (sspr's and
+    // sspr2's shifted copies of them, whatever their increments): increments of
+    // 1 (c % 16 == 10 picks incx = incy = 1; c / 16 every alpha in turn), textures 8192
+    // and 16 texels wide (x's and y's textures then span rows, y after x in the buffer),
+    // and one case in four with another increment (the texture path beside it).
+    let mut r = rng(503);
+    for width in [8192, 16] {
+        let ctx = gpu_paths_ctx(width);
+        let mut k = 0;
+        for n in [1, 3, 4, 5, 9, 64, 130, 257] {
+            for layout in LAYOUTS {
+                for (which, uplo) in [
+                    (Which::Ger, Uplo::Upper),
+                    (Which::Syr, Uplo::Upper),
+                    (Which::Syr, Uplo::Lower),
+                    (Which::Syr2, Uplo::Upper),
+                    (Which::Syr2, Uplo::Lower),
+                    (Which::Spr, Uplo::Upper),
+                    (Which::Spr, Uplo::Lower),
+                    (Which::Spr2, Uplo::Upper),
+                    (Which::Spr2, Uplo::Lower),
+                ] {
+                    let c = if k % 4 == 3 {
+                        k
+                    } else {
+                        10 + 16 * (k % 4) + 64 * (k % 2)
+                    };
+                    let m = if which == Which::Ger { n + 3 } else { n };
+                    rank_case(&ctx, &mut r, which, layout, uplo, m, n, c, true);
+                    k += 1;
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn packed_updates_with_unit_increments_match_blas() {
     // sspr and sspr2 with x and y of increment 1 (c = 26, 42, 58: alpha 1, -1 and 0.7):
     // a texel of the packed triangle inside one column is updated as a vector, the others

@@ -9,7 +9,7 @@
 // texels advance, 4*grid_width elements a step. A texel wholly inside one column is updated
 // as a vector: its rows i..i+3 of x (and y) are one fetch from x's (y's) shifted copies
 // (shifted.frag; copy i & 3 holds them in texel i >> 2), with the column's factor, fetched
-// one column ahead. A texel where a column ends takes its lanes from the two columns it
+// one column ahead (with BLOCKS, the copies from a storage buffer). A texel where a column ends takes its lanes from the two columns it
 // spans (the rare texel that spans more, lane by lane), each with its own column's
 // factor. As in reference BLAS a column whose factors are all 0 keeps its elements (a NaN
 // or Inf of x does not reach it): temp = alpha*x_j (and alpha*y_j), then A(i,j) + x_i*temp
@@ -42,9 +42,23 @@ int first_row(int j) {
     return upper != 0 ? 0 : j;
 }
 
+#ifndef BLOCKS
+#define BLOCKS 0
+#endif
+#if BLOCKS
+// The copies' texture in a storage buffer, row after row: the texture unit fetches only A.
+layout(std430, binding = 0) readonly restrict buffer Copies {
+    vec4 copies[];
+};
+#endif
+
 // Texel t of the copies.
 vec4 xs_texel(int t) {
+#if BLOCKS
+    return copies[t];
+#else
     return texelFetch(xs, ivec2(t & ((1 << xs_shift) - 1), t >> xs_shift), 0);
+#endif
 }
 
 // Logical element i of x (of y): copy 0 holds the vector in order.

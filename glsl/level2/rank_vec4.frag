@@ -10,7 +10,9 @@
 // (row-major in a grid grid_width wide) updates the `per` texels r = f % per_col + k*per_col
 // of the COLS columns from (f / per_col)*COLS in place through image stores; rendered, a
 // fragment writes one texel of a new texture (every texel of A's, the ones outside the
-// matrix copied).
+// matrix copied). With IMAGE and BLOCKS the texels of x (and, for kind 2, of y from texel
+// y_base on) come from a storage buffer (x and y of increment 1), so that the texture unit
+// fetches only A's.
 uniform sampler2D a;
 uniform int a_width;
 uniform int lda;
@@ -90,6 +92,15 @@ void row_texels(int j, out int lo, out int hi) {
 #if IMAGE
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
+#ifndef BLOCKS
+#define BLOCKS 0
+#endif
+#if BLOCKS
+layout(std430, binding = 0) readonly restrict buffer Vectors {
+    vec4 vectors[];
+};
+uniform int y_base;
+#endif
 uniform int per;         // texels of a column per fragment
 uniform int per_col;     // fragments per group of COLS columns: ceil(ceil(rows / 4) / per)
 uniform int grid_width;
@@ -144,9 +155,14 @@ void main() {
     bool unit_x = incx == 1;
     bool unit_y = incy == 1;
     for (int k = k0; k < k1; ++k) {
+#if BLOCKS
+        vec4 xv = vectors[r];
+        vec4 yv = kind != 2 ? vec4(0.0) : vectors[y_base + r];
+#else
         vec4 xv = unit_x ? texelFetch(x, xc, 0) : load_logical(x, x_width, incx, rows, r);
         vec4 yv = kind != 2 ? vec4(0.0)
                 : unit_y ? texelFetch(y, yc, 0) : load_logical(y, y_width, incy, rows, r);
+#endif
 #if TRIANGLE
         // In a triangle's column only the texel that holds the diagonal and the one past
         // the last row can have lanes outside: the others skip the masks (ssyr 4096 on the

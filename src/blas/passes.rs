@@ -93,9 +93,11 @@ pub(crate) const VECTOR_BLOCK_MIN_ELEMENTS: usize = 1 << 22;
 
 /// A vector whose texels a kernel reads from a shader storage buffer (binding 0) instead of
 /// fetching them through the texture unit, which then fetches only the matrix: the
-/// vector's whole texture copied on the GPU, texel (x, y) at index `y * width + x`.
+/// vector's whole texture copied on the GPU, texel (x, y) at index `y * width + x`; with
+/// [`VectorBlock::new_pair`] a second vector after the first ([`VectorBlock::second`]).
 pub(crate) struct VectorBlock {
     buf: GlBuffer,
+    second: usize,
 }
 
 impl VectorBlock {
@@ -113,8 +115,33 @@ impl VectorBlock {
         v: &Buffer,
         elements: usize,
     ) -> Result<Option<Self>> {
-        let s = v.surface();
-        let bytes = 16 * s.width as usize * s.height as usize;
+        Self::new_pair(inner, kernel, v, None, elements)
+    }
+
+    /// [`VectorBlock::new`] for `v` and, if given, `w` after it in the same buffer (from
+    /// texel [`VectorBlock::second`] on).
+    pub(crate) fn new_pair(
+        inner: &Inner,
+        kernel: &Kernel,
+        v: &Buffer,
+        w: Option<&Buffer>,
+        elements: usize,
+    ) -> Result<Option<Self>> {
+        Self::of_surfaces(inner, kernel, v.surface(), w.map(Buffer::surface), elements)
+    }
+
+    /// [`VectorBlock::new_pair`] for vectors held in textures of their own (such as the
+    /// shifted copies of the packed rank updates).
+    pub(crate) fn of_surfaces(
+        inner: &Inner,
+        kernel: &Kernel,
+        v: &Surface,
+        w: Option<&Surface>,
+        elements: usize,
+    ) -> Result<Option<Self>> {
+        let texels = |s: &Surface| s.width as usize * s.height as usize;
+        let second = texels(v);
+        let bytes = 16 * (second + w.map_or(0, texels));
         let wanted = inner
             .vector_blocks
             .unwrap_or(!inner.info.software && elements >= VECTOR_BLOCK_MIN_ELEMENTS);
@@ -126,8 +153,17 @@ impl VectorBlock {
             return Ok(None);
         }
         let buf = inner.take_block_buffer(bytes)?;
-        inner.enter()?.copy_to_block_buffer(s, &buf);
-        Ok(Some(VectorBlock { buf }))
+        let gl = inner.enter()?;
+        gl.copy_to_block_buffer(v, &buf);
+        if let Some(w) = w {
+            gl.copy_to_block_buffer_at(w, &buf, 16 * second);
+        }
+        Ok(Some(VectorBlock { buf, second }))
+    }
+
+    /// The texel where the second vector starts (after the first's whole texture).
+    pub(crate) fn second(&self) -> usize {
+        self.second
     }
 
     /// Binds the buffer to storage binding 0 for the next draws.

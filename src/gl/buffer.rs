@@ -150,7 +150,7 @@ impl Gl {
         assert!(h <= s.height, "readback rows outside the texture");
         let bytes = s.width as usize * h as usize * 16;
         assert!(bytes <= pb.capacity, "pack buffer too small");
-        self.read_rows_into(s, h, pb.buffer);
+        self.read_rows_into(s, h, pb.buffer, 0);
         // SAFETY: a fence on the current context, deleted with the readback (or here).
         unsafe {
             let fence = match self.gl.fence_sync(glow::SYNC_GPU_COMMANDS_COMPLETE, 0) {
@@ -259,18 +259,26 @@ impl Gl {
     /// Copies the whole of `s` into the start of `bb` on the GPU, row after row (texel
     /// (x, y) lands at byte 16 * (y * width + x)); nothing waits on the host.
     pub(crate) fn copy_to_block_buffer(&self, s: &Surface, bb: &GlBuffer) {
-        let bytes = s.width as usize * s.height as usize * 16;
-        assert!(bytes <= bb.capacity, "uniform-block buffer too small");
-        self.read_rows_into(s, s.height, bb.buffer);
+        self.copy_to_block_buffer_at(s, bb, 0);
     }
 
-    /// Copies the first `h` rows of `s` into the start of `buffer` on the GPU
+    /// [`Gl::copy_to_block_buffer`] from byte `offset` of `bb` on (a multiple of 16).
+    pub(crate) fn copy_to_block_buffer_at(&self, s: &Surface, bb: &GlBuffer, offset: usize) {
+        let bytes = s.width as usize * s.height as usize * 16;
+        assert!(
+            offset.is_multiple_of(16) && offset + bytes <= bb.capacity,
+            "uniform-block buffer too small"
+        );
+        self.read_rows_into(s, s.height, bb.buffer, offset);
+    }
+
+    /// Copies the first `h` rows of `s` into `buffer` from byte `offset` on, on the GPU
     /// (`glReadPixels` into a bound pixel-pack buffer). Callers check that the buffer holds
-    /// `16 * s.width * h` bytes.
-    fn read_rows_into(&self, s: &Surface, h: u32, buffer: glow::Buffer) {
+    /// `offset + 16 * s.width * h` bytes.
+    fn read_rows_into(&self, s: &Surface, h: u32, buffer: glow::Buffer, offset: usize) {
         // SAFETY: the buffer has room for the w*h RGBA float texels read_pixels writes into
-        // it (checked by the callers, PACK_ALIGNMENT 4); it is unbound from the pack target
-        // afterwards so later client-memory readbacks are unaffected.
+        // it from `offset` (checked by the callers, PACK_ALIGNMENT 4); it is unbound from the
+        // pack target afterwards so later client-memory readbacks are unaffected.
         self.bind_read_fbo(s.fbo);
         self.profile.time(GlWork::Transfers, || unsafe {
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, Some(buffer));
@@ -281,7 +289,7 @@ impl Gl {
                 h as i32,
                 glow::RGBA,
                 glow::FLOAT,
-                glow::PixelPackData::BufferOffset(0),
+                glow::PixelPackData::BufferOffset(offset as u32),
             );
             self.gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
         })

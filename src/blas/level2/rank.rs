@@ -15,6 +15,7 @@ use crate::blas::args::{check_inc, check_span, ld_at_least, non_negative, pass_i
 use crate::blas::level2::matrix::{
     aligned_columns, check_matrix, col_major_uplo, Matrix, Shape, Storage,
 };
+use crate::blas::passes::VectorBlock;
 use crate::blas::types::{Layout, Uplo};
 use crate::device::buffer::Buffer;
 use crate::device::context::Context;
@@ -83,6 +84,23 @@ static RANK_VEC4_PAIRS_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
     .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2")
     .image_stores();
 
+/// [`RANK_VEC4_IMAGE`], [`RANK_VEC4_TRIANGLE_IMAGE`] and [`RANK_VEC4_PAIRS_IMAGE`] with x
+/// (and y) from a storage buffer ([`VectorBlock`]): the texture unit fetches only A. On the
+/// H200 at 4096 (BENCHMARKS.md session 40, GPU time) sger 438 -> 359 us, ssyr (upper) 224
+/// -> 191, ssyr2 (upper) 287 -> 254.
+static RANK_VEC4_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
+    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define BLOCKS 1")
+    .image_stores()
+    .storage(1);
+static RANK_VEC4_TRIANGLE_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 1\n#define BLOCKS 1")
+    .image_stores()
+    .storage(1);
+static RANK_VEC4_PAIRS_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2\n#define BLOCKS 1")
+    .image_stores()
+    .storage(1);
+
 /// Columns each fragment of the in-place vec4 kernel updates (`COLS` of the kernel
 /// [`Rank::vec4_image_kernel`] gives). A rank-2 update fetches a texel of x and one of y
 /// for each texel of A it updates; over two columns a fragment those fetches serve both.
@@ -105,6 +123,15 @@ impl Rank {
             Rank::Two => &RANK_VEC4_PAIRS_IMAGE,
         }
     }
+
+    /// [`Rank::vec4_image_kernel`] reading x (and y) from a [`VectorBlock`].
+    fn vec4_image_blocks_kernel(self) -> &'static Kernel {
+        match self {
+            Rank::General => &RANK_VEC4_IMAGE_BLOCKS,
+            Rank::One => &RANK_VEC4_TRIANGLE_IMAGE_BLOCKS,
+            Rank::Two => &RANK_VEC4_PAIRS_IMAGE_BLOCKS,
+        }
+    }
 }
 
 /// A packed triangle (sspr, sspr2), in place: [`packed_texels_per_fragment`] texels a
@@ -113,14 +140,26 @@ static RANK_PACKED_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
     .header(PACKED_GLSL)
     .image_stores();
 
+/// [`RANK_PACKED_IMAGE`] with the shifted copies from a storage buffer ([`VectorBlock`]):
+/// on the H200 at 4096, sspr 384 -> 376 us, sspr2 564 -> 502 (GPU time of the draw).
+static RANK_PACKED_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .defines("#define BLOCKS 1")
+    .header(PACKED_GLSL)
+    .image_stores()
+    .storage(1);
+
 /// The shifted copies of x (and y) the packed kernel reads ([`RankCall::shifted_copies`]).
 static SHIFTED: Kernel = crate::kernel!("level2/shifted.frag");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 8] = [
+pub(crate) const KERNELS: [&Kernel; 12] = [
+    &RANK_PACKED_IMAGE_BLOCKS,
     &SHIFTED,
     &RANK_VEC4_TRIANGLE_IMAGE,
     &RANK_VEC4_PAIRS_IMAGE,
+    &RANK_VEC4_IMAGE_BLOCKS,
+    &RANK_VEC4_TRIANGLE_IMAGE_BLOCKS,
+    &RANK_VEC4_PAIRS_IMAGE_BLOCKS,
     &RANK,
     &RANK_IMAGE,
     &RANK_VEC4,
@@ -291,11 +330,41 @@ impl RankCall {
         if packed && in_place {
             return self.packed_pass(ctx, alpha, (x, incx), (y, incy), a);
         }
-        let prog = inner.program(match (vec4, in_place) {
-            (false, false) => &RANK,
-            (false, true) => &RANK_IMAGE,
-            (true, false) => &RANK_VEC4,
-            (true, true) => self.rank.vec4_image_kernel(),
+        // x (and y for a rank-2 update) from a storage buffer where they have increment 1.
+        let block = if vec4 && in_place && incx == 1 && (self.rank != Rank::Two || incy == 1) {
+            let w = (self.rank == Rank::Two).then_some(y);
+            let kernel = self.rank.vec4_image_blocks_kernel();
+            VectorBlock::new_pair(inner, kernel, x, w, self.a.rows * self.a.cols)?
+        } else {
+            None
+        };
+        let drawn = self.draw(ctx, alpha, (x, incx), (y, incy), a, vec4, block.as_ref());
+        if let Some(b) = block {
+            b.release(inner);
+        }
+        drawn
+    }
+
+    /// [`RankCall::pass`]'s draw on full or band storage, x (and y) from `block` if given.
+    #[allow(clippy::too_many_arguments)]
+    fn draw(
+        &self,
+        ctx: &Context,
+        alpha: f32,
+        (x, incx): (&Buffer, i32),
+        (y, incy): (&Buffer, i32),
+        a: &mut Buffer,
+        vec4: bool,
+        block: Option<&VectorBlock>,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let in_place = inner.image_store_paths;
+        let prog = inner.program(match (vec4, in_place, block) {
+            (false, false, _) => &RANK,
+            (false, true, _) => &RANK_IMAGE,
+            (true, false, _) => &RANK_VEC4,
+            (true, true, None) => self.rank.vec4_image_kernel(),
+            (true, true, Some(_)) => self.rank.vec4_image_blocks_kernel(),
         })?;
         let l = a.layout();
         let span = self.a.span();
@@ -365,6 +434,10 @@ impl RankCall {
                 gl.set_i32(&prog, "per", per as i32);
                 gl.set_i32(&prog, "per_col", per_col as i32);
                 gl.set_i32(&prog, "grid_width", gw as i32);
+                if let Some(b) = block {
+                    gl.set_i32(&prog, "y_base", b.second() as i32);
+                    b.bind(gl);
+                }
                 gl.draw_image_stores(&[a.surface()], gw, gh);
             }
             None => {
@@ -395,7 +468,42 @@ impl RankCall {
     ) -> Result<()> {
         let inner = &ctx.inner;
         let xs = self.shifted_copies(ctx, (x, incx), (y, incy))?;
-        let prog = inner.program(&RANK_PACKED_IMAGE)?;
+        let block = match VectorBlock::of_surfaces(
+            inner,
+            &RANK_PACKED_IMAGE_BLOCKS,
+            &xs,
+            None,
+            self.a.cols * self.a.cols,
+        ) {
+            Ok(b) => b,
+            Err(e) => {
+                inner.give_surface(xs);
+                return Err(e);
+            }
+        };
+        let drawn = self.packed_draw(ctx, alpha, &xs, block.as_ref(), a);
+        if let Some(b) = block {
+            b.release(inner);
+        }
+        inner.give_surface(xs);
+        drawn
+    }
+
+    /// [`RankCall::packed_pass`]'s draw, the shifted copies `xs` read from `block` if given.
+    fn packed_draw(
+        &self,
+        ctx: &Context,
+        alpha: f32,
+        xs: &Surface,
+        block: Option<&VectorBlock>,
+        a: &mut Buffer,
+    ) -> Result<()> {
+        let inner = &ctx.inner;
+        let prog = inner.program(if block.is_some() {
+            &RANK_PACKED_IMAGE_BLOCKS
+        } else {
+            &RANK_PACKED_IMAGE
+        })?;
         let l = a.layout();
         let span = self.a.span();
         let texels = span.div_ceil(4);
@@ -405,7 +513,10 @@ impl RankCall {
         let gl = inner.enter()?;
         gl.use_program(&prog);
         a.bind(gl, &prog, 0, "a", "a_width");
-        gl.set_texture(&prog, "xs", 1, &xs);
+        gl.set_texture(&prog, "xs", 1, xs);
+        if let Some(b) = block {
+            b.bind(gl);
+        }
         gl.set_i32(&prog, "xs_shift", SHIFTED_WIDTH.trailing_zeros() as i32);
         gl.set_i32(&prog, "m", shifted_copy_texels(self.a.cols) as i32);
         gl.set_i32(&prog, "cols", self.a.cols as i32);
@@ -416,7 +527,6 @@ impl RankCall {
         gl.set_i32(&prog, "per", per as i32);
         gl.set_i32(&prog, "grid_width", gw as i32);
         gl.draw_image_stores(&[a.surface()], gw, gh);
-        inner.give_surface(xs);
         Ok(())
     }
 
