@@ -90,24 +90,27 @@ pub struct ContextOptions {
     pub storage_packs: Option<bool>,
     /// Whether the level-2 products of a general or symmetric matrix in full storage
     /// (sgemv, ssymv, sspmv after its unpacking) and of packed storage (stpmv), which read
-    /// a texel of x for every four texels of A, read x from a copy in a shader storage
-    /// buffer instead of through the texture unit, which then fetches only A. Wherever the
+    /// a texel of x for every four texels of A, and the rank updates (sger, ssyr, ssyr2
+    /// with x and y of unit stride; sspr and sspr2 their shifted copies of x and y), which
+    /// read one for every texel, read them from a copy in a shader storage buffer instead
+    /// of through the texture unit, which then fetches only A (on the H200 at 4096: sger
+    /// 438 -> 359 us, ssyr2 287 -> 254, sspr2 564 -> 502). Wherever the
     /// image-store paths run and the device has fragment storage blocks: `None` for
     /// matrices of at least 2^22 elements on hardware devices (the copy is one more step,
     /// which a small call does not earn back; on the H200 sgemv 16384^2 went from 3.46 to
     /// 3.05 ms), `Some(true)` at every size, `Some(false)` never. Results are the same
     /// either way.
     pub vector_blocks: Option<bool>,
-    /// Whether ssymv (and sspmv after its unpacking) reads its stored triangle once, each
-    /// texel giving both of its terms, in tiles that warps of the GPU take one at a time
-    /// and sum across their lanes (`glsl/level2/symv_warp.frag`), where x and y have
-    /// increment 1 and lda is a multiple of 4, instead of reading it twice (by columns,
-    /// then by rows). Needs warp operations in fragment shaders ([`DeviceInfo::warp_ops`])
-    /// and the image-store paths. `None` does so on hardware devices under desktop GL from
-    /// order 2048 (on the H200, ssymv 4096 took 208-216 us against 230, and 1024 59-67 us
-    /// against 59-60; its GLES contexts were not tested with it), `Some(true)` at every
-    /// order wherever the device can (llvmpipe by ballots, GLES with subgroups),
-    /// `Some(false)` never. Results are the same up to the order of the sums, which is
+    /// Whether ssymv and sspmv read their stored triangle once, each texel giving both of
+    /// its terms, in tiles that warps of the GPU take one at a time and sum across their
+    /// lanes (`glsl/level2/symv_warp.frag`), where x and y have increment 1 and (ssymv) lda
+    /// is a multiple of 4, instead of reading it twice (by columns, then by rows; sspmv's
+    /// packed triangle is read where it lies instead of first copied into full storage).
+    /// Needs warp operations in fragment shaders ([`DeviceInfo::warp_ops`]) and the
+    /// image-store paths. `None` does so on hardware devices from order 2048 (on the H200,
+    /// ssymv 4096 took 208-216 us against 230 and 1024 59-67 us against 59-60; sspmv 4096
+    /// 370-389 us against 653-681; the same under GL and GLES), `Some(true)` at every order
+    /// wherever the device can (llvmpipe's desktop GL by ballots), `Some(false)` never. Results are the same up to the order of the sums, which is
     /// fixed for a fixed set of lanes a warp: a GPU that packed its warps differently from
     /// one call to the next could change the last bits.
     pub warp_products: Option<bool>,

@@ -13,7 +13,6 @@ use crate::device::buffer::Buffer;
 use crate::device::context::{Context, Inner};
 use crate::device::kernel::Kernel;
 use crate::error::Result;
-use crate::gl::egl::GlApi;
 use crate::gl::GlBuffer;
 
 /// Where a packed triangle's elements lie: the kernel numbers its tiles as one.
@@ -130,13 +129,13 @@ const WARP_MIN_ORDER: usize = 2048;
 /// x and y have increment 1): a symmetric matrix in full storage with `lda` a multiple of
 /// 4 or in packed storage, on a context that runs warp products
 /// ([`ContextOptions::warp_products`](crate::ContextOptions::warp_products); by default
-/// on hardware devices under desktop GL, from [`WARP_MIN_ORDER`]: the GPU's shuffle path
-/// was tested under GL only) on a device that runs the kernels, with
-/// the sums and the copy of x within its storage blocks.
+/// on hardware devices from [`WARP_MIN_ORDER`], under GL and GLES: the H200 ran both
+/// alike, BENCHMARKS.md session 40) on a device that runs the kernels, with the sums and
+/// the copy of x within its storage blocks.
 pub(crate) fn applies(inner: &Inner, a: &Matrix, x: &Buffer) -> bool {
-    let wanted = inner.warp_products.unwrap_or(
-        !inner.info.software && inner.info.api == GlApi::DesktopGl && a.cols >= WARP_MIN_ORDER,
-    );
+    let wanted = inner
+        .warp_products
+        .unwrap_or(!inner.info.software && a.cols >= WARP_MIN_ORDER);
     let storage = match a.storage {
         Storage::Full { lda } => lda.is_multiple_of(4),
         Storage::Packed => true,
