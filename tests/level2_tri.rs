@@ -598,6 +598,121 @@ fn singular_and_special_values(ctx: &fragblas::Context) {
 }
 
 #[test]
+fn stpmv_on_warps_matches_blas() {
+    // The packed triangle's product on warps (tiles of 128 x 128, one of the two terms of
+    // each texel): orders around the tiles' edges, textures 8192 and 16 texels wide (a
+    // packed column then starts anywhere in a texel and in the texture's rows), every
+    // layout, triangle, transpose and diagonal, x of increment 1 and -2 (copied to unit
+    // stride first).
+    let mut r = rng(410);
+    for width in [8192, 16] {
+        let ctx = warp_ctx(width);
+        let orders: &[usize] = if width == 8192 {
+            &[1, 4, 127, 129, 257, 520]
+        } else {
+            &[5, 128, 300]
+        };
+        let mut c = 0;
+        for &n in orders {
+            for layout in LAYOUTS {
+                for uplo in UPLOS {
+                    for t in TRANS {
+                        for d in DIAGS {
+                            let incx = if c % 4 == 3 { -2 } else { 1 };
+                            tri_case(
+                                &ctx,
+                                &mut r,
+                                false,
+                                Store::Packed,
+                                (layout, uplo, t, d),
+                                n,
+                                incx,
+                                0,
+                            );
+                            c += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn special_values_in_a_packed_product_on_warps_spread_as_in_reference() {
+    // stpmv on warps: without transpose a column whose x_j is 0 is skipped (its NaN or
+    // Inf does not spread), with transpose it is not; the special values sit in a plain
+    // tile (off the diagonal between whole blocks), a diagonal tile and the partial last
+    // block column (n = 300: blocks of 128, 128 and 44), and an Inf in x.
+    let n = 300;
+    let mut r = rng(411);
+    let ctx = warp_ctx(8192);
+    for layout in LAYOUTS {
+        for uplo in UPLOS {
+            for t in TRANS {
+                for d in DIAGS {
+                    let what = What::Triangle(uplo, Some(d));
+                    let mut a = stored::build(
+                        layout,
+                        Kind::Packed,
+                        what,
+                        n,
+                        n,
+                        0,
+                        0,
+                        stored::random(&mut r),
+                    );
+                    let mut x = reals(&mut r, n);
+                    // (row, column) in the upper triangle; the lower takes the transpose.
+                    let cells = [
+                        (10, 200, f32::NAN),
+                        (140, 200, f32::INFINITY),
+                        (20, 60, f32::NAN),
+                        (130, 290, f32::NEG_INFINITY),
+                    ];
+                    for (i, j, v) in cells {
+                        let (i, j) = match uplo {
+                            Uplo::Upper => (i, j),
+                            Uplo::Lower => (j, i),
+                        };
+                        let p = stored::slot(layout, Kind::Packed, what, n, n, 0, i, j).unwrap();
+                        a[p] = v;
+                    }
+                    for z in [200, 60, 290, 10, 130] {
+                        x[z] = 0.0;
+                    }
+                    x[250] = f32::INFINITY;
+                    let mut want = x.clone();
+                    let how = (layout, uplo, t, d);
+                    cpu_tri(false, Store::Packed, how, n as i32, &a, 0, &mut want, 1);
+                    let ga = ctx.upload(&a).unwrap();
+                    let mut gx = ctx.upload(&x).unwrap();
+                    ctx.stpmv(layout, uplo, t, d, n as i32, &ga, &mut gx, 1)
+                        .unwrap();
+                    let got = gx.to_vec().unwrap();
+                    for i in 0..n {
+                        let (g, w) = (got[i], want[i]);
+                        let what = format!(
+                            "{layout:?} {uplo:?} {t:?} {d:?} element {i}: got {g}, want {w}"
+                        );
+                        if w.is_nan() {
+                            assert!(g.is_nan(), "{what}");
+                        } else if w.is_infinite() {
+                            assert_eq!(g, w, "{what}");
+                        } else {
+                            // |A||x| <= 16 (n + 1): |A(i, j)| <= 1, |x_j| <= 16.
+                            let tol =
+                                2.0 * (n as f32 + 2.0) * f32::EPSILON * 16.0 * (n as f32 + 1.0);
+                            assert!((g - w).abs() <= tol, "{what}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn special_values_in_a_band_product_spread_as_in_reference() {
     // stbmv's loops without transpose skip a column whose x_j is 0, so a NaN or Inf of A's
     // column j does not spread; the transposed loops do not skip. A band's column part

@@ -104,6 +104,28 @@ vec4 a_texel(int t, int j) {
 #endif
 }
 
+// TERMS (defined before this file, or 0): 0 both terms of each texel (ssymv, sspmv); 1 its
+// rows' terms only, A(i, j) x_j to y_i (strmv / stpmv, x := A x: the terms of an x_j of 0
+// skipped, as reference skips them, so that an Inf or NaN of A's column j does not reach
+// y); 2 its columns' terms only, A(i, j) x_i to y_j (x := A^T x). With TERMS 1 or 2 the
+// triangle's diagonal counts in the one sum there is, unless `unit` (then the fold adds
+// x_i instead, the diagonal taken as ones and never read), and alpha and beta are 1 and 0.
+#ifndef TERMS
+#define TERMS 0
+#endif
+#define ROWS (TERMS != 2)
+#define COLS (TERMS != 1)
+uniform int unit;
+
+// A(rows, j) times x_j as the rows' sums take it.
+vec4 row_term(vec4 av, float xj) {
+#if TERMS == 1
+    return xj != 0.0 ? av * xj : vec4(0.0);
+#else
+    return av * xj;
+#endif
+}
+
 // Warps a diagonal tile takes (a quarter of its columns each): its masked loop is a chain
 // of latencies that one warp would run alone while the plain tiles' draw is long done.
 #define DIAG_PARTS 4
@@ -116,12 +138,23 @@ float masked_column(vec4 av, float xj, vec4 xi, ivec4 i4, int j, bvec4 live, boo
     bvec4 rk = live;
     bvec4 ck = live;
     if (diag) {
+        // The diagonal counts once: in the rows' sums of a symmetric product, in the one
+        // sum of a triangular one unless its diagonal is unit.
         ivec4 jj = ivec4(j);
-        rk = both(live, upper != 0 ? lessThanEqual(i4, jj) : greaterThanEqual(i4, jj));
-        ck = both(live, upper != 0 ? lessThan(i4, jj) : greaterThan(i4, jj));
+        bvec4 lt = upper != 0 ? lessThan(i4, jj) : greaterThan(i4, jj);
+        bvec4 le = upper != 0 ? lessThanEqual(i4, jj) : greaterThanEqual(i4, jj);
+        bool with_diag = TERMS == 0 || unit == 0;
+        rk = both(live, with_diag ? le : lt);
+        ck = both(live, TERMS == 2 && unit == 0 ? le : lt);
     }
-    acc += select4(vec4(0.0), av * xj, rk);
+#if ROWS
+    acc += select4(vec4(0.0), row_term(av, xj), rk);
+#endif
+#if COLS
     return warp_sum(dot(select4(vec4(0.0), av * xi, ck), vec4(1.0)));
+#else
+    return 0.0;
+#endif
 }
 
 // Adds block b's slots into y (the warp whose count completed it; see above).
@@ -133,20 +166,31 @@ void fold(int b, int rank, int count, int stride, int nt) {
             break;
         }
         vec4 s = vec4(0.0);
+#if ROWS
         int lo = upper != 0 ? b : 0;
         int hi = upper != 0 ? blocks : b + 1;
         for (int k = lo; k < hi; ++k) {
             s += part[k * stride + t];
         }
-        lo = upper != 0 ? 0 : b + 1;
-        hi = upper != 0 ? b : blocks;
-        for (int k = lo; k < hi; ++k) {
+#endif
+#if COLS
+        int clo = upper != 0 ? 0 : b + 1;
+        int chi = upper != 0 ? b : blocks;
+        for (int k = clo; k < chi; ++k) {
             s += part[(blocks + k) * stride + t];
         }
         s += part[2 * blocks * stride + t];
+#endif
+#if ROWS
         for (int k = 1; k < DIAG_PARTS; ++k) {
             s += part[(2 * blocks + k) * stride + t];
         }
+#endif
+#if TERMS != 0
+        if (unit != 0) {
+            s += x_texels[t];
+        }
+#endif
         ivec2 p = texel_pos(t, sums_width);
         vec4 yv = texelFetch(y, p, 0);
         vec4 w = vec4(blas_update(alpha, s.x, beta, yv.x), blas_update(alpha, s.y, beta, yv.y),
@@ -274,11 +318,18 @@ void plain_tile(int bi, int bj, int cslot, int rslot) {
             column4(j + 1, t0, r8, b0, b1, b2, b3);
             column4(j + 2, t0, r8, c0v, c1v, c2v, c3v);
             column4(j + 3, t0, r8, d0, d1, d2, d3);
+#if ROWS
             vec4 xv = x_texels[j >> 2];
-            s0 += a0 * xv.x + b0 * xv.y + c0v * xv.z + d0 * xv.w;
-            s1 += a1 * xv.x + b1 * xv.y + c1v * xv.z + d1 * xv.w;
-            s2 += a2 * xv.x + b2 * xv.y + c2v * xv.z + d2 * xv.w;
-            s3 += a3 * xv.x + b3 * xv.y + c3v * xv.z + d3 * xv.w;
+            s0 += row_term(a0, xv.x) + row_term(b0, xv.y) + row_term(c0v, xv.z)
+                + row_term(d0, xv.w);
+            s1 += row_term(a1, xv.x) + row_term(b1, xv.y) + row_term(c1v, xv.z)
+                + row_term(d1, xv.w);
+            s2 += row_term(a2, xv.x) + row_term(b2, xv.y) + row_term(c2v, xv.z)
+                + row_term(d2, xv.w);
+            s3 += row_term(a3, xv.x) + row_term(b3, xv.y) + row_term(c3v, xv.z)
+                + row_term(d3, xv.w);
+#endif
+#if COLS
             vec4 cs = vec4(dot(a0, x0) + dot(a1, x1) + dot(a2, x2) + dot(a3, x3),
                            dot(b0, x0) + dot(b1, x1) + dot(b2, x2) + dot(b3, x3),
                            dot(c0v, x0) + dot(c1v, x1) + dot(c2v, x2) + dot(c3v, x3),
@@ -289,8 +340,10 @@ void plain_tile(int bi, int bj, int cslot, int rslot) {
             if (la == 0) {
                 part[cslot + (j >> 2)] = cs;
             }
+#endif
         }
     }
+#if ROWS
     s0 += subgroupShuffleXor(s0, 8u);
     s0 += subgroupShuffleXor(s0, 16u);
     s1 += subgroupShuffleXor(s1, 8u);
@@ -301,6 +354,7 @@ void plain_tile(int bi, int bj, int cslot, int rslot) {
     s3 += subgroupShuffleXor(s3, 16u);
     vec4 mine = lb == 0 ? s0 : (lb == 1 ? s1 : (lb == 2 ? s2 : s3));
     part[rslot + BLOCK_TEXELS * bi + 8 * lb + la] = mine;
+#endif
 }
 #endif
 
@@ -377,9 +431,14 @@ void main() {
                 STEP_COLUMN;
                 vec4 a3 = NEXT_TEXEL(3);
                 STEP_COLUMN;
-                acc += a0 * xv.x + a1 * xv.y + a2 * xv.z + a3 * xv.w;
+#if ROWS
+                acc += row_term(a0, xv.x) + row_term(a1, xv.y) + row_term(a2, xv.z)
+                     + row_term(a3, xv.w);
+#endif
+#if COLS
                 tot = vec4(warp_sum(dot(a0, xi)), warp_sum(dot(a1, xi)), warp_sum(dot(a2, xi)),
                            warp_sum(dot(a3, xi)));
+#endif
 #else
                 tot.x = masked_column(NEXT_TEXEL(0), xv.x, xi, i4, j, live, diag, acc);
                 STEP_COLUMN;
@@ -396,6 +455,7 @@ void main() {
                     STEP_COLUMN;
                 }
 #endif
+#if COLS
                 if (warp_leader()) {
                     int p = cslot + ((j0 + jt) >> 2);
                     if (q > 0) {
@@ -403,10 +463,13 @@ void main() {
                     }
                     part[p] = tot;
                 }
+#endif
             }
+#if ROWS
             if (t < nt) {
                 part[rslot + t] = acc;
             }
+#endif
             ++q;
         }
     }

@@ -669,14 +669,18 @@ fn product_unit_x(
     sink: Sink<'_>,
 ) -> Result<Option<Buffer>> {
     let inner = &ctx.inner;
-    // A packed symmetric matrix read where it lies on warps, without the unpacking.
-    let sink = match sink {
-        Sink::Update { alpha, beta, y }
-            if a.storage == Storage::Packed && !skip_zero && symv_warp::applies(inner, a, x) =>
-        {
+    // A packed symmetric or triangular matrix read where it lies on warps (the symmetric
+    // one without the unpacking); a triangle's rows' terms skip an x_j of 0, as reference's
+    // `x := A x`, its columns' never.
+    let packed_on_warps = a.storage == Storage::Packed && symv_warp::applies(inner, a, x);
+    let sink = match (sink, a.shape) {
+        (Sink::Update { alpha, beta, y }, Shape::Symmetric(_)) if packed_on_warps && !skip_zero => {
             return symv_warp::symv_warp(ctx, a, abuf, x, alpha, beta, y).map(|()| None);
         }
-        sink => sink,
+        (Sink::Vector, Shape::Triangular(..)) if packed_on_warps && skip_zero != trans => {
+            return symv_warp::trmv_warp(ctx, a, abuf, trans, x).map(Some);
+        }
+        (sink, _) => sink,
     };
     if !unpacks(a, inner.interleaved_products, inner.image_store_paths) {
         return product_stored(ctx, a, abuf, trans, x, skip_zero, sink);

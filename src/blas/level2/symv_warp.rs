@@ -1,14 +1,16 @@
-//! The symmetric product on warps (`glsl/level2/symv_warp.frag`): ssymv's stored triangle
-//! (and sspmv's packed one, where it lies) read once, each texel giving both of its terms, in tiles of
-//! 128 x 128 that the GPU's warps take one at a time, the tile's column sums added across
-//! the warp's lanes; the draw adds the tiles' sums into y itself. The other product
+//! The warp-tile product (`glsl/level2/symv_warp.frag`): ssymv's stored triangle (and
+//! sspmv's packed one, where it lies) read once, each texel giving both of its terms, in
+//! tiles of 128 x 128 that the GPU's warps take one at a time, the tile's column sums added
+//! across the warp's lanes; the draw adds the tiles' sums into y itself. The other product
 //! (`product_vec4.frag`) reads the triangle twice, by columns and by rows, and a fragment
 //! cannot share a tile's sums with its neighbours without warp operations (BENCHMARKS.md,
-//! session 20). [`Tiles`] is the plan (pure), [`applies`] says where it runs, [`symv_warp`]
-//! runs it.
+//! session 20). The same tiles serve stpmv's packed triangle with one of the two terms
+//! ([`trmv_warp`]), which the fragment kernel (`product_stored.frag`) reads two texels a
+//! texel. [`Tiles`] is the plan (pure), [`applies`] says where it runs, [`symv_warp`] and
+//! [`trmv_warp`] run it.
 
 use crate::blas::level2::matrix::{Matrix, Shape, Storage};
-use crate::blas::types::Uplo;
+use crate::blas::types::Diag;
 use crate::device::buffer::Buffer;
 use crate::device::context::{Context, Inner};
 use crate::device::kernel::Kernel;
@@ -38,16 +40,39 @@ static PLAIN_FULL: Kernel = symv_warp_kernel!("#define PLAIN 1");
 static MASKED_FULL: Kernel = symv_warp_kernel!("#define PLAIN 0");
 static PLAIN_PACKED: Kernel = symv_warp_kernel!("#define PLAIN 1\n#define PACKED 1");
 static MASKED_PACKED: Kernel = symv_warp_kernel!("#define PLAIN 0\n#define PACKED 1");
+/// A packed triangle's product (stpmv): the rows' terms only (`TERMS` 1, `x := A x`) or
+/// the columns' only (`TERMS` 2, `x := A^T x`).
+static PLAIN_PACKED_ROWS: Kernel =
+    symv_warp_kernel!("#define PLAIN 1\n#define PACKED 1\n#define TERMS 1");
+static MASKED_PACKED_ROWS: Kernel =
+    symv_warp_kernel!("#define PLAIN 0\n#define PACKED 1\n#define TERMS 1");
+static PLAIN_PACKED_COLS: Kernel =
+    symv_warp_kernel!("#define PLAIN 1\n#define PACKED 1\n#define TERMS 2");
+static MASKED_PACKED_COLS: Kernel =
+    symv_warp_kernel!("#define PLAIN 0\n#define PACKED 1\n#define TERMS 2");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 4] = [&PLAIN_FULL, &MASKED_FULL, &PLAIN_PACKED, &MASKED_PACKED];
+pub(crate) const KERNELS: [&Kernel; 8] = [
+    &PLAIN_FULL,
+    &MASKED_FULL,
+    &PLAIN_PACKED,
+    &MASKED_PACKED,
+    &PLAIN_PACKED_ROWS,
+    &MASKED_PACKED_ROWS,
+    &PLAIN_PACKED_COLS,
+    &MASKED_PACKED_COLS,
+];
 
-/// The (masked, plain) kernels for `a`'s storage.
-fn kernels(a: &Matrix) -> (&'static Kernel, &'static Kernel) {
-    if a.storage == Storage::Packed {
-        (&MASKED_PACKED, &PLAIN_PACKED)
-    } else {
-        (&MASKED_FULL, &PLAIN_FULL)
+/// The (masked, plain) kernels for `a`'s storage and shape (a triangle's: `trans` picks
+/// the columns' terms).
+fn kernels(a: &Matrix, trans: bool) -> (&'static Kernel, &'static Kernel) {
+    match (a.storage, a.shape, trans) {
+        (Storage::Packed, Shape::Triangular(..), false) => {
+            (&MASKED_PACKED_ROWS, &PLAIN_PACKED_ROWS)
+        }
+        (Storage::Packed, Shape::Triangular(..), true) => (&MASKED_PACKED_COLS, &PLAIN_PACKED_COLS),
+        (Storage::Packed, ..) => (&MASKED_PACKED, &PLAIN_PACKED),
+        _ => (&MASKED_FULL, &PLAIN_FULL),
     }
 }
 
@@ -141,14 +166,19 @@ pub(crate) fn applies(inner: &Inner, a: &Matrix, x: &Buffer) -> bool {
         Storage::Packed => true,
         Storage::Band { .. } => false,
     };
-    let (masked, plain) = kernels(a);
+    let (masked, plain) = kernels(a, false);
+    let shape = match a.shape {
+        Shape::Symmetric(_) => true,
+        Shape::Triangular(..) => a.storage == Storage::Packed,
+        Shape::General => false,
+    };
     let s = x.surface();
     let x_bytes = 16 * s.width as u64 * s.height as u64;
     let sums_bytes = 16 * Tiles::new(a.cols).partial_texels() as u64;
     let limit = inner.info.max_storage_block_size;
     wanted
         && inner.image_store_paths
-        && matches!(a.shape, Shape::Symmetric(_))
+        && shape
         && storage
         && a.rows == a.cols
         && a.cols > 0
@@ -171,10 +201,46 @@ pub(crate) fn symv_warp(
     beta: f32,
     y: &mut Buffer,
 ) -> Result<()> {
+    run(ctx, a, false, abuf, x, (alpha, beta), y)
+}
+
+/// `op(A) x` into a new vector for a triangular `a` in packed storage (stpmv's product;
+/// with `trans`, A^T), x of increment 1: the same draws as [`symv_warp`] with one of the
+/// two terms of each texel (`TERMS` 1 or 2 of the kernel: a row's terms skip an x_j of 0,
+/// as reference's `x := A x` does). Only where [`applies`] says so.
+pub(crate) fn trmv_warp(
+    ctx: &Context,
+    a: &Matrix,
+    abuf: &Buffer,
+    trans: bool,
+    x: &Buffer,
+) -> Result<Buffer> {
+    let inner = &ctx.inner;
+    let l = inner.layout(a.cols)?;
+    let mut t = Buffer::from_surface(ctx, inner.take_surface(l.width, l.height)?, a.cols)?;
+    match run(ctx, a, trans, abuf, x, (1.0, 0.0), &mut t) {
+        Ok(()) => Ok(t),
+        Err(e) => {
+            inner.give_surface(t.into_surface());
+            Err(e)
+        }
+    }
+}
+
+/// [`symv_warp`] and [`trmv_warp`]: `y := alpha*op(A)*x + beta*y`.
+fn run(
+    ctx: &Context,
+    a: &Matrix,
+    trans: bool,
+    abuf: &Buffer,
+    x: &Buffer,
+    (alpha, beta): (f32, f32),
+    y: &mut Buffer,
+) -> Result<()> {
     let inner = &ctx.inner;
     let n = a.cols;
     let plan = Tiles::new(n);
-    let upper = matches!(a.shape, Shape::Symmetric(Uplo::Upper));
+    let upper = a.shape.upper();
     let lda = match a.storage {
         Storage::Full { lda } => lda,
         _ => 0,
@@ -199,7 +265,7 @@ pub(crate) fn symv_warp(
     let mut after = used;
     let drawn = draw(
         ctx,
-        (a, lda, abuf, upper),
+        (a, trans, lda, abuf, upper),
         plan,
         (x, &xb),
         (alpha, beta, y),
@@ -218,7 +284,7 @@ pub(crate) fn symv_warp(
 /// that did not run leaves the parity as it was).
 fn draw(
     ctx: &Context,
-    (a, lda, abuf, upper): (&Matrix, usize, &Buffer, bool),
+    (a, trans, lda, abuf, upper): (&Matrix, bool, usize, &Buffer, bool),
     plan: Tiles,
     (x, xb): (&Buffer, &GlBuffer),
     (alpha, beta, y): (f32, f32, &mut Buffer),
@@ -229,7 +295,8 @@ fn draw(
     let parity = (*after % 2) as i32;
     // Both programs before either draw: a call draws both or neither, so that the parity
     // stays right.
-    let (masked, plain) = kernels(a);
+    let (masked, plain) = kernels(a, trans);
+    let unit = matches!(a.shape, Shape::Triangular(_, Diag::Unit));
     let masked = inner.program(masked)?;
     let plain = inner.program(plain)?;
     let gl = inner.enter()?;
@@ -256,6 +323,7 @@ fn draw(
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_f32(&prog, "beta", beta);
         gl.set_i32(&prog, "parity", parity);
+        gl.set_i32(&prog, "unit", unit as i32);
         gl.bind_storage_buffer(0, Some(xb));
         gl.bind_storage_buffer(1, Some(partials));
         gl.bind_storage_buffer(2, Some(counts));
