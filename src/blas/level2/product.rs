@@ -653,8 +653,9 @@ fn unpacks(a: &Matrix, interleaved: bool, image_stores: bool) -> bool {
 }
 
 /// [`product`] with a unit-stride x, any storage but full with `lda % 4 == 0`: a packed
-/// symmetric matrix that updates y on warps ([`symv_warp::applies`]) is read there where
-/// it lies; else on a GPU with image stores ([`unpacks`]) it is first copied into full
+/// symmetric matrix that updates y, or a packed triangle's product into a vector, is read
+/// where it lies on warps where [`symv_warp::applies`]; else a packed symmetric matrix on a
+/// GPU with image stores ([`unpacks`]) is first copied into full
 /// storage (`glsl/level2/unpack.frag`) and multiplied there by [`product_vec4`] (on the
 /// H100 the packed kernel reads at a third of the full one's rate: each packed column starts
 /// at a different place of the texture's rows); every other by [`product_stored`].

@@ -345,7 +345,8 @@ impl RankCall {
         drawn
     }
 
-    /// [`RankCall::pass`]'s draw on full or band storage, x (and y) from `block` if given.
+    /// [`RankCall::pass`]'s draw (full storage, or packed where the update renders a new
+    /// texture), x (and y) from `block` if given.
     #[allow(clippy::too_many_arguments)]
     fn draw(
         &self,
