@@ -93,16 +93,13 @@ int col_base(int j) {
     uint u = uint(j);
     return int(upper != 0 ? tri(u) : half_product(u, 2u * uint(n) - u - 1u));
 }
-#endif
 
-// A's texel of row texel t, column j (PACKED: from the two texels that hold it).
+// A's texel of row texel t, column j, from the two texels that hold it (full storage's
+// kernels step their positions instead).
 vec4 a_texel(int t, int j) {
-#if PACKED
     return load_run(a, a_width, a_last, col_base(j) + 4 * t);
-#else
-    return texelFetch(a, texel_pos(t + j * (lda >> 2), a_width), 0);
-#endif
 }
+#endif
 
 // TERMS (defined before this file, or 0): 0 both terms of each texel (ssymv, sspmv); 1 its
 // rows' terms only, A(i, j) x_j to y_i (strmv / stpmv, x := A x: the terms of an x_j of 0

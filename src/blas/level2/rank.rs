@@ -314,6 +314,12 @@ impl RankCall {
         ctx.inner.enter()?.check(r)
     }
 
+    /// Whether A is in full storage with `lda % 4 == 0` (the kernels that update whole
+    /// vec4 texels).
+    fn vec4(&self) -> bool {
+        matches!(self.a.storage, Storage::Full { lda } if lda.is_multiple_of(4))
+    }
+
     /// The update pass, in place where the context writes level 1 in place.
     fn pass(
         &self,
@@ -325,7 +331,7 @@ impl RankCall {
     ) -> Result<()> {
         let inner = &ctx.inner;
         let in_place = inner.image_store_paths;
-        let vec4 = matches!(self.a.storage, Storage::Full { lda } if lda.is_multiple_of(4));
+        let vec4 = self.vec4();
         let packed = matches!(self.a.storage, Storage::Packed);
         if packed && in_place {
             return self.packed_pass(ctx, alpha, (x, incx), (y, incy), a);
@@ -338,7 +344,7 @@ impl RankCall {
         } else {
             None
         };
-        let drawn = self.draw(ctx, alpha, (x, incx), (y, incy), a, vec4, block.as_ref());
+        let drawn = self.draw(ctx, alpha, (x, incx), (y, incy), a, block.as_ref());
         if let Some(b) = block {
             b.release(inner);
         }
@@ -347,7 +353,6 @@ impl RankCall {
 
     /// [`RankCall::pass`]'s draw (full storage, or packed where the update renders a new
     /// texture), x (and y) from `block` if given.
-    #[allow(clippy::too_many_arguments)]
     fn draw(
         &self,
         ctx: &Context,
@@ -355,11 +360,11 @@ impl RankCall {
         (x, incx): (&Buffer, i32),
         (y, incy): (&Buffer, i32),
         a: &mut Buffer,
-        vec4: bool,
         block: Option<&VectorBlock>,
     ) -> Result<()> {
         let inner = &ctx.inner;
         let in_place = inner.image_store_paths;
+        let vec4 = self.vec4();
         let prog = inner.program(match (vec4, in_place, block) {
             (false, false, _) => &RANK,
             (false, true, _) => &RANK_IMAGE,
