@@ -1,19 +1,27 @@
 // Rank-1 and rank-2 updates of a triangle in packed storage (kinds 1 and 2 of rank.frag:
 // sspr, sspr2), in place through image stores, after packed.glsl.
 //
-// Fragment (gx, gy) updates the texels (gx + k*grid_width, gy), k < per, of A's texture:
-// at each step the fragments of a warp store a small 2D block of neighbouring texels, as
-// level 1's in-place passes do (on the H100, runs down each column of the triangle instead,
-// which touch one texture row at a time, ran at about half this rate). A fragment locates
-// its first texel's column once (a square root) and then follows the columns as its
-// texels advance, 4*grid_width elements a step. A texel wholly inside one column is updated
-// as a vector: its rows i..i+3 of x (and y) are one fetch from x's (y's) shifted copies
-// (shifted.frag; copy i & 3 holds them in texel i >> 2), with the column's factor, fetched
-// one column ahead (with BLOCKS, the copies from a storage buffer). A texel where a column ends takes its lanes from the two columns it
-// spans (the rare texel that spans more, lane by lane), each with its own column's
-// factor. As in reference BLAS a column whose factors are all 0 keeps its elements (a NaN
-// or Inf of x does not reach it): temp = alpha*x_j (and alpha*y_j), then A(i,j) + x_i*temp
-// [+ y_i*temp2] in reference's order. Lanes past the array keep their bits.
+// The grid's fragments go in groups of RUN (1 << run_shift) side by side: fragment
+// (gx, gy), lane l = gx % RUN of group g = gx / RUN, updates the texels
+// (g*RUN*per + l + k*RUN, gy), k < per, of A's texture. At each step the fragments of a
+// warp store a small 2D block of neighbouring texels (RUN in a row, in neighbouring rows),
+// as level 1's in-place passes do (on the H100, runs down each column of the triangle
+// instead, which touch one texture row at a time, ran at about half this rate), and a
+// fragment's texels follow each other closely (4*RUN elements a step), so that it crosses
+// few columns: on the H200 (session 41) sspr 4096's kernel took 405 us with a fragment's
+// texels a_width / per apart (a column crossed every few steps, a crossing somewhere in a
+// warp at almost every step), 319 with runs of 8. A fragment locates its first texel's
+// column once (a square root) and then follows the columns as its texels advance. A
+// texel wholly inside one column is updated as a vector: its rows i..i+3 of x (and y) are
+// one fetch from x's (y's) shifted copies (shifted.frag; copy i & 3 holds them in texel
+// i >> 2), with the column's factor, fetched one column ahead (with BLOCKS, the copies
+// from a storage buffer), and A's next texel is fetched before this one is stored (a
+// fetch in flight across the store: 319 -> 294 us). A texel where a column ends takes its
+// lanes from the two columns it spans (the rare texel that spans more, lane by lane),
+// each with its own column's factor. As in reference BLAS a column whose factors are all
+// 0 keeps its elements (a NaN or Inf of x does not reach it): temp = alpha*x_j (and
+// alpha*y_j), then A(i,j) + x_i*temp [+ y_i*temp2] in reference's order. Lanes past the
+// array keep their bits.
 uniform sampler2D a;
 uniform int a_width;
 uniform int cols;        // n
@@ -27,7 +35,7 @@ uniform int m;
 
 layout(binding = 0, rgba32f) writeonly uniform highp image2D a_out;
 uniform int per;         // texels a fragment
-uniform int grid_width;  // ceil(a_width / per)
+uniform int run_shift;   // log2 of RUN, the fragments of a group
 
 // The first element of column j.
 uint col_start(int j) {
@@ -120,8 +128,10 @@ vec4 lanes_updated(vec4 v, uint e, int j, uint e0, uint e1, bool live, float xj,
 
 void main() {
     ivec2 c = ivec2(gl_FragCoord.xy);
+    int run = 1 << run_shift;
+    c.x = (c.x >> run_shift) * run * per + (c.x & (run - 1));
     uint e = 4u * uint(c.y * a_width + c.x);
-    if (e >= uint(span)) {
+    if (c.x >= a_width || e >= uint(span)) {
         return;
     }
     int j = packed_col_of(e, cols, upper != 0);
@@ -135,17 +145,20 @@ void main() {
     float nx = 0.0;
     float ny = 0.0;
     bool next_live = j + 1 < cols && column_factors(j + 1, nx, ny);
-    uint step = 4u * uint(grid_width);
+    uint step = 4u * uint(run);
+    vec4 next_a = texelFetch(a, c, 0);
     for (int k = 0; k < per; ++k) {
         if (c.x >= a_width || e >= uint(span)) {
             break;
         }
+        vec4 v = next_a;
+        next_a = texelFetch(a, ivec2(min(c.x + run, a_width - 1), c.y), 0);
         if (e + 3u < e1) {
             if (live) {
                 int i = first_row(j) + int(e - e0);
                 vec4 xv = rows4(0, i);
                 vec4 yv = kind == 2 ? rows4(4 * m, i) : vec4(0.0);
-                imageStore(a_out, c, updated(texelFetch(a, c, 0), xv, yv, xj, yj));
+                imageStore(a_out, c, updated(v, xv, yv, xj, yj));
             }
         } else if (j + 1 < cols && e + 3u < e1 + uint(col_len(j + 1))) {
             // Column j ends inside the texel and j + 1 holds the rest (all but the last
@@ -155,7 +168,6 @@ void main() {
             int d = int(e1 - e);
             int i = first_row(j) + int(e - e0);
             int r = first_row(j + 1);
-            vec4 v = texelFetch(a, c, 0);
             vec4 xv = rows4(0, i);
             vec4 yv = kind == 2 ? rows4(4 * m, i) : vec4(0.0);
             vec4 xn = rows4(0, r);
@@ -168,9 +180,9 @@ void main() {
             vec4 next = next_live ? updated(v, xn, yn, nx, ny) : v;
             imageStore(a_out, c, select4(next, mine, first));
         } else {
-            imageStore(a_out, c, lanes_updated(texelFetch(a, c, 0), e, j, e0, e1, live, xj, yj));
+            imageStore(a_out, c, lanes_updated(v, e, j, e0, e1, live, xj, yj));
         }
-        c.x += grid_width;
+        c.x += run;
         e += step;
         if (e >= e1 && e < uint(span)) {
             int j0 = j;

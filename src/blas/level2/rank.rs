@@ -462,8 +462,8 @@ impl RankCall {
 
 impl RankCall {
     /// sspr / sspr2 in place (`glsl/level2/rank_packed.frag`): fragment (x, y) updates the
-    /// texels (x + k*grid_width, y), k < per, of A's texture, following the triangle's
-    /// columns as it goes.
+    /// texels (x / RUN * RUN * per + x % RUN + k * RUN, y), k < per, of A's texture (RUN:
+    /// [`PACKED_RUN`]), following the triangle's columns as it goes.
     fn packed_pass(
         &self,
         ctx: &Context,
@@ -514,7 +514,7 @@ impl RankCall {
         let span = self.a.span();
         let texels = span.div_ceil(4);
         let per = packed_texels_per_fragment(texels, l.width as usize);
-        let gw = (l.width as usize).div_ceil(per) as u32;
+        let gw = packed_grid_width(l.width as usize, per);
         let gh = texels.div_ceil(l.width as usize) as u32;
         let gl = inner.enter()?;
         gl.use_program(&prog);
@@ -531,7 +531,7 @@ impl RankCall {
         gl.set_i32(&prog, "span", span as i32);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_i32(&prog, "per", per as i32);
-        gl.set_i32(&prog, "grid_width", gw as i32);
+        gl.set_i32(&prog, "run_shift", PACKED_RUN.trailing_zeros() as i32);
         gl.draw_image_stores(&[a.surface()], gw, gh);
         Ok(())
     }
@@ -587,11 +587,33 @@ fn shifted_copy_texels(n: usize) -> usize {
 /// The most texels a fragment of the in-place packed kernel updates.
 const PACKED_MAX_TEXELS_PER_FRAGMENT: usize = 64;
 
-/// Fragments the in-place packed kernel aims at. Few and long wins: a fragment steps
-/// `4 * width / per` elements, and a step that crosses a column fetches its factors. On the
-/// H100 (session 19) sspr 1024 took 84, 69 and 104 us with 8, 32 and 64 texels a fragment
-/// (32768, 4096 and 2048 here); 2048 and 4096 the same with 64.
+/// Fragments the in-place packed kernel aims at. Few and long wins: each fragment pays for
+/// its first texel's column (a square root) once. On the H100 (session 19, texels a row's
+/// width / per apart) sspr 1024 took 84, 69 and 104 us with 8, 32 and 64 texels a fragment
+/// (32768, 4096 and 2048 here); 2048 and 4096 the same with 64. On the H200 (session 41,
+/// runs of [`PACKED_RUN`]) sspr 4096's kernel took 288, 294 and 294 us with 32, 64 and 128.
 const PACKED_FRAGMENTS: usize = 4096;
+
+/// Fragments side by side whose texels interleave in the in-place packed kernel
+/// (`1 << run_shift` there): lane l of a group of [`PACKED_RUN`] updates texels
+/// `l + k*PACKED_RUN` of the group's `PACKED_RUN * per`, so a warp's row of fragments
+/// stores neighbouring texels at each step and a fragment's texels lie 4 * PACKED_RUN
+/// elements apart (few column crossings).
+const PACKED_RUN: usize = 8;
+
+/// The grid's width for the in-place packed kernel in a texture `width` texels wide,
+/// `per` texels a fragment: groups of [`PACKED_RUN`] fragments, each covering
+/// `PACKED_RUN * per` texels of the row.
+fn packed_grid_width(width: usize, per: usize) -> u32 {
+    (width.div_ceil(PACKED_RUN * per) * PACKED_RUN) as u32
+}
+
+/// Texel k (< per) of fragment x's row in the in-place packed kernel (as the kernel
+/// computes it).
+#[cfg(test)]
+fn packed_fragment_texel(x: usize, k: usize, per: usize) -> usize {
+    (x / PACKED_RUN) * PACKED_RUN * per + x % PACKED_RUN + k * PACKED_RUN
+}
 
 /// Texels each fragment of the in-place packed kernel updates, for an array of `texels`
 /// texels in a texture `width` wide: about [`PACKED_FRAGMENTS`] fragments, 8 to
@@ -765,18 +787,37 @@ mod tests {
 
     #[test]
     fn packed_runs_fit_the_row() {
-        // A fragment's texels x + k*ceil(width / per) stay in its row and cover it.
+        // The grid's fragments, texels k < per each, cover every texel of a row exactly
+        // once (those past the row's end are skipped by the kernel).
+        assert!(PACKED_RUN.is_power_of_two());
         for (texels, width) in [
             (1, 1),
             (14, 14),
             (131_328, 8192),
             (2_098_176, 8192),
             (100, 16),
+            (1000, 1000),
+            (70_000, 16384),
         ] {
             let per = packed_texels_per_fragment(texels, width);
             assert!((1..=PACKED_MAX_TEXELS_PER_FRAGMENT).contains(&per));
             assert!(per <= width);
-            assert!(width.div_ceil(per) * per >= width);
+            let gw = packed_grid_width(width, per) as usize;
+            let mut hits = vec![0u32; width];
+            for x in 0..gw {
+                for k in 0..per {
+                    let t = packed_fragment_texel(x, k, per);
+                    if t < width {
+                        hits[t] += 1;
+                    }
+                }
+            }
+            assert!(
+                hits.iter().all(|&h| h == 1),
+                "texels {texels}, width {width}"
+            );
+            // No group lies wholly past the row.
+            assert!(packed_fragment_texel(gw - PACKED_RUN, 0, per) < width);
         }
         assert_eq!(packed_texels_per_fragment(2_098_176, 8192), 64);
         assert_eq!(packed_texels_per_fragment(131_328, 8192), 32);
