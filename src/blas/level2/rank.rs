@@ -134,16 +134,34 @@ impl Rank {
     }
 }
 
-/// A packed triangle (sspr, sspr2), in place: [`packed_texels_per_fragment`] texels a
-/// fragment.
-static RANK_PACKED_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
+/// A packed triangle, in place: [`packed_texels_per_fragment`] texels a fragment; `KIND`
+/// fixed when the program is built (sspr: 1, sspr2: 2), so that each program holds only
+/// its own update: on the H200 (session 42) at 4096, with `kind` a uniform, sspr's draw
+/// took 363-365 us and sspr2's 458-462; with KIND, 309 and 372-375 (1024: 37.6 -> 33.1,
+/// 51.1 -> 46.7).
+static RANK_PACKED_ONE_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .defines("#define KIND 1")
     .header(PACKED_GLSL)
     .image_stores();
 
-/// [`RANK_PACKED_IMAGE`] with the shifted copies from a storage buffer ([`VectorBlock`]):
-/// on the H200 at 4096, sspr 384 -> 376 us, sspr2 564 -> 502 (GPU time of the draw).
-static RANK_PACKED_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
-    .defines("#define BLOCKS 1")
+/// [`RANK_PACKED_ONE_IMAGE`] for sspr2.
+static RANK_PACKED_TWO_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .defines("#define KIND 2")
+    .header(PACKED_GLSL)
+    .image_stores();
+
+/// [`RANK_PACKED_ONE_IMAGE`] with the shifted copies from a storage buffer
+/// ([`VectorBlock`]): on the H200 at 4096, sspr 384 -> 376 us, sspr2 564 -> 502 (GPU time
+/// of the draw).
+static RANK_PACKED_ONE_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .defines("#define BLOCKS 1\n#define KIND 1")
+    .header(PACKED_GLSL)
+    .image_stores()
+    .storage(1);
+
+/// [`RANK_PACKED_ONE_IMAGE_BLOCKS`] for sspr2.
+static RANK_PACKED_TWO_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .defines("#define BLOCKS 1\n#define KIND 2")
     .header(PACKED_GLSL)
     .image_stores()
     .storage(1);
@@ -152,8 +170,9 @@ static RANK_PACKED_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.fra
 static SHIFTED: Kernel = crate::kernel!("level2/shifted.frag");
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 12] = [
-    &RANK_PACKED_IMAGE_BLOCKS,
+pub(crate) const KERNELS: [&Kernel; 14] = [
+    &RANK_PACKED_ONE_IMAGE_BLOCKS,
+    &RANK_PACKED_TWO_IMAGE_BLOCKS,
     &SHIFTED,
     &RANK_VEC4_TRIANGLE_IMAGE,
     &RANK_VEC4_PAIRS_IMAGE,
@@ -164,7 +183,8 @@ pub(crate) const KERNELS: [&Kernel; 12] = [
     &RANK_IMAGE,
     &RANK_VEC4,
     &RANK_VEC4_IMAGE,
-    &RANK_PACKED_IMAGE,
+    &RANK_PACKED_ONE_IMAGE,
+    &RANK_PACKED_TWO_IMAGE,
 ];
 
 /// Which update (`kind` in the kernel).
@@ -476,7 +496,7 @@ impl RankCall {
         let xs = self.shifted_copies(ctx, (x, incx), (y, incy))?;
         let block = match VectorBlock::of_surfaces(
             inner,
-            &RANK_PACKED_IMAGE_BLOCKS,
+            self.packed_kernel(true),
             &xs,
             None,
             self.a.cols * self.a.cols,
@@ -495,6 +515,17 @@ impl RankCall {
         drawn
     }
 
+    /// The in-place packed kernel of this update, reading the shifted copies from a
+    /// [`VectorBlock`] with `blocks`.
+    fn packed_kernel(&self, blocks: bool) -> &'static Kernel {
+        match (self.rank, blocks) {
+            (Rank::Two, true) => &RANK_PACKED_TWO_IMAGE_BLOCKS,
+            (Rank::Two, false) => &RANK_PACKED_TWO_IMAGE,
+            (_, true) => &RANK_PACKED_ONE_IMAGE_BLOCKS,
+            (_, false) => &RANK_PACKED_ONE_IMAGE,
+        }
+    }
+
     /// [`RankCall::packed_pass`]'s draw, the shifted copies `xs` read from `block` if given.
     fn packed_draw(
         &self,
@@ -505,11 +536,7 @@ impl RankCall {
         a: &mut Buffer,
     ) -> Result<()> {
         let inner = &ctx.inner;
-        let prog = inner.program(if block.is_some() {
-            &RANK_PACKED_IMAGE_BLOCKS
-        } else {
-            &RANK_PACKED_IMAGE
-        })?;
+        let prog = inner.program(self.packed_kernel(block.is_some()))?;
         let l = a.layout();
         let span = self.a.span();
         let texels = span.div_ceil(4);
@@ -527,7 +554,6 @@ impl RankCall {
         gl.set_i32(&prog, "m", shifted_copy_texels(self.a.cols) as i32);
         gl.set_i32(&prog, "cols", self.a.cols as i32);
         gl.set_i32(&prog, "upper", self.a.shape.upper() as i32);
-        gl.set_i32(&prog, "kind", self.rank as i32);
         gl.set_i32(&prog, "span", span as i32);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_i32(&prog, "per", per as i32);
@@ -598,7 +624,9 @@ const PACKED_FRAGMENTS: usize = 4096;
 /// (`1 << run_shift` there): lane l of a group of [`PACKED_RUN`] updates texels
 /// `l + k*PACKED_RUN` of the group's `PACKED_RUN * per`, so a warp's row of fragments
 /// stores neighbouring texels at each step and a fragment's texels lie 4 * PACKED_RUN
-/// elements apart (few column crossings).
+/// elements apart (few column crossings). On the H200 (session 42) sspr / sspr2 4096's
+/// draws took 305 / 367, 309 / 372 and 303 / 369 us with groups of 4, 8 and 16, at 1024
+/// 33.9 / 48.7, 33.1 / 46.7 and 37.1 / 51.0 us.
 const PACKED_RUN: usize = 8;
 
 /// The grid's width for the in-place packed kernel in a texture `width` texels wide,
