@@ -357,6 +357,7 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
         "sgbmv T 2^16 k64",
         "stbmv 2^16 k64",
         "stbsv 2^16 k64",
+        "ssbmv 2^16 k64",
     ];
     if names.iter().any(|c| wanted(c)) {
         let lda = 2 * k + 1;
@@ -382,6 +383,22 @@ fn level2(ctx: &Context, wanted: &dyn Fn(&str) -> bool) -> fragblas::Result<()> 
                     };
                     ctx.sgbmv(
                         ColMajor, t, ni, ni, ki, ki, 1.0, &band, lda as i32, &x, 1, 0.5, &mut y, 1,
+                    )
+                } else if name.starts_with("ssbmv") {
+                    let l = Uplo::Lower;
+                    ctx.ssbmv(
+                        ColMajor,
+                        l,
+                        ni,
+                        ki,
+                        1.0,
+                        &lower,
+                        ki + 1,
+                        &x,
+                        1,
+                        0.5,
+                        &mut y,
+                        1,
                     )
                 } else if name.starts_with("stbsv") {
                     ctx.scopy(ni, &x, 1, &mut y, 1)?;

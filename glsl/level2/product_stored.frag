@@ -31,7 +31,14 @@
 uniform sampler2D a;
 uniform int a_width;
 uniform int a_last;     // the last texel of A's buffer (reads are clamped to it)
+// STORAGE (defined before this file, or not): the storage a constant, so that the program
+// holds only its own storage's code (a band's product with a row part: ssbmv, sgbmv^T,
+// stbmv^T). Else a uniform.
+#ifdef STORAGE
+const int storage = STORAGE;
+#else
 uniform int storage;
+#endif
 uniform int lda;
 uniform int ku;
 uniform int order;

@@ -86,6 +86,10 @@ static PRODUCT_STORED: ProductKernel = product_kernel!("level2/product_stored.fr
 /// transpose): the column part alone, its positions stepped by addition.
 static PRODUCT_BAND_COLUMNS: ProductKernel =
     product_kernel!("level2/product_stored.frag", "#define BAND 1", 0);
+/// [`PRODUCT_STORED`] for a band product with a row part (ssbmv, sgbmv and stbmv
+/// transposed): the storage fixed when the program is built.
+static PRODUCT_BAND: ProductKernel =
+    product_kernel!("level2/product_stored.frag", "#define STORAGE 1", 0);
 /// op(A)*x over one chunk of the summed index with vec4 reads of A and x: full storage
 /// with `lda % 4 == 0`, `incx == 1`; general, triangular or symmetric.
 static PRODUCT_VEC4: ProductKernel = product_kernel!("level2/product_vec4.frag", "", 0);
@@ -142,11 +146,13 @@ const fn folding(k: &'static ProductKernel) -> &'static Kernel {
 }
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 14] = [
+pub(crate) const KERNELS: [&Kernel; 16] = [
     &PRODUCT_STORED.plain,
     folding(&PRODUCT_STORED),
     &PRODUCT_BAND_COLUMNS.plain,
     folding(&PRODUCT_BAND_COLUMNS),
+    &PRODUCT_BAND.plain,
+    folding(&PRODUCT_BAND),
     &PRODUCT_STORED_X_BUFFER.plain,
     &PRODUCT_VEC4.plain,
     folding(&PRODUCT_VEC4),
@@ -809,6 +815,7 @@ pub(crate) fn product_stored(
     let kernel = match (&block, a.storage, parts.row) {
         (Some(_), ..) => &PRODUCT_STORED_X_BUFFER,
         (None, Storage::Band { .. }, None) => &PRODUCT_BAND_COLUMNS,
+        (None, Storage::Band { .. }, Some(_)) => &PRODUCT_BAND,
         _ => &PRODUCT_STORED,
     };
     chunked(

@@ -71,17 +71,17 @@ static RANK_VEC4: Kernel = crate::kernel!("level2/rank_vec4.frag").defines("#def
 /// Full storage with `lda % 4 == 0`, in place: [`vec4_texels_per_fragment`] texels of one
 /// column per fragment (sger).
 static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1")
+    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define KIND 0")
     .image_stores();
 /// [`RANK_VEC4_IMAGE`] for a triangle (ssyr): the texels wholly inside it skip the lane
 /// masks.
 static RANK_VEC4_TRIANGLE_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 1")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 1\n#define KIND 1")
     .image_stores();
 /// [`RANK_VEC4_TRIANGLE_IMAGE`] over two columns a fragment (ssyr2): each texel of x and y
 /// is fetched once for both.
 static RANK_VEC4_PAIRS_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2")
+    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2\n#define KIND 2")
     .image_stores();
 
 /// [`RANK_VEC4_IMAGE`], [`RANK_VEC4_TRIANGLE_IMAGE`] and [`RANK_VEC4_PAIRS_IMAGE`] with x
@@ -89,15 +89,21 @@ static RANK_VEC4_PAIRS_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
 /// H200 at 4096 (BENCHMARKS.md session 40, GPU time) sger 438 -> 359 us, ssyr (upper) 224
 /// -> 191, ssyr2 (upper) 287 -> 254.
 static RANK_VEC4_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define BLOCKS 1")
+    .defines(
+        "#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define KIND 0\n#define BLOCKS 1",
+    )
     .image_stores()
     .storage(1);
 static RANK_VEC4_TRIANGLE_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 1\n#define BLOCKS 1")
+    .defines(
+        "#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 1\n#define KIND 1\n#define BLOCKS 1",
+    )
     .image_stores()
     .storage(1);
 static RANK_VEC4_PAIRS_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2\n#define BLOCKS 1")
+    .defines(
+        "#define IMAGE 1\n#define TRIANGLE 1\n#define COLS 2\n#define KIND 2\n#define BLOCKS 1",
+    )
     .image_stores()
     .storage(1);
 
