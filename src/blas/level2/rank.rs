@@ -890,12 +890,18 @@ mod tests {
     #[test]
     fn in_place_kernels_group_the_columns_the_grid_assumes() {
         // The grid gives each fragment vec4_columns_per_fragment columns; the kernel must
-        // update as many, and the columns of a group must share j / 4 (COLS divides 4).
+        // update as many, and the columns of a group must share j / 4 (COLS divides 4); its
+        // KIND is the rank's.
         for rank in [Rank::General, Rank::One, Rank::Two] {
             let group = vec4_columns_per_fragment(rank);
+            for k in [rank.vec4_image_kernel(), rank.vec4_image_blocks_kernel()] {
+                let cols = format!("#define COLS {group}\n");
+                let kind = format!("#define KIND {}", rank as i32);
+                let d = format!("{}\n", k.defines);
+                assert!(d.contains(&cols), "{rank:?}: {}", k.defines);
+                assert!(d.contains(&format!("{kind}\n")), "{rank:?}: {}", k.defines);
+            }
             let k = rank.vec4_image_kernel();
-            let want = format!("#define COLS {group}");
-            assert!(k.defines.ends_with(&want), "{rank:?}: {}", k.defines);
             assert_eq!(4 % group, 0);
             assert_eq!(k.defines.contains("TRIANGLE 1"), rank != Rank::General);
         }
