@@ -26,10 +26,16 @@ uniform sampler2D a;
 uniform int a_width;
 uniform int cols;        // n
 uniform int upper;
-// KIND, defined when the program is built (1: A += alpha x x^T; 2: A += alpha (x y^T +
-// y x^T)): with `kind` a uniform, the one program holding both updates, sspr 4096's draw
-// took 364 us on the H200 and sspr2's 460, against 309 and 372 (session 42).
+// KIND (defined when the program is built, or not): sspr2's update (2) fixed in its
+// program; sspr's program takes `kind` (1) as a uniform. On the H200 (session 42) the
+// benchmark table ran sspr2 4096 in 386-400 us with KIND against 396-416 without, but sspr
+// 4096 in 323-334 against 290-304: sspr keeps the uniform. (Profiled draws, each timed
+// alone, said otherwise: 15-19% faster with KIND for both.)
+#ifdef KIND
 const int kind = KIND;
+#else
+uniform int kind;        // 1: A += alpha x x^T; 2: A += alpha (x y^T + y x^T)
+#endif
 uniform int span;        // n(n+1)/2 elements
 uniform float alpha;
 uniform sampler2D xs;    // x's four shifted copies, then y's, m texels each

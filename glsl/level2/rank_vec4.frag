@@ -20,10 +20,11 @@ uniform int rows;
 uniform int cols;
 uniform int triangle;    // 1: only the stored triangle is updated (kinds 1 and 2)
 uniform int upper;
-// KIND (defined with IMAGE when the program is built, each in-place program one update):
-// the kind a constant, so that the program holds only its own update's code (the packed
-// kernel's draws ran 15-19% faster so: rank_packed.frag). The rendered form takes it as a
-// uniform.
+// KIND (defined when the program is built, or not): the kind a constant of ssyr's and
+// ssyr2's in-place programs, so that each holds only its own update (on the H200, session
+// 42, in the benchmark table: ssyr2 4096 284-294 -> 252 us, 1024 46-50 -> 43 us; ssyr 4096
+// the same, 1024 41-45 -> 37 us); sger's (kind 0) and the rendered form take it as a
+// uniform (sger 4096 ran 400-405 us without, 414-428 with).
 #ifdef KIND
 const int kind = KIND;
 #else

@@ -71,7 +71,7 @@ static RANK_VEC4: Kernel = crate::kernel!("level2/rank_vec4.frag").defines("#def
 /// Full storage with `lda % 4 == 0`, in place: [`vec4_texels_per_fragment`] texels of one
 /// column per fragment (sger).
 static RANK_VEC4_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define KIND 0")
+    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1")
     .image_stores();
 /// [`RANK_VEC4_IMAGE`] for a triangle (ssyr): the texels wholly inside it skip the lane
 /// masks.
@@ -89,9 +89,7 @@ static RANK_VEC4_PAIRS_IMAGE: Kernel = crate::kernel!("level2/rank_vec4.frag")
 /// H200 at 4096 (BENCHMARKS.md session 40, GPU time) sger 438 -> 359 us, ssyr (upper) 224
 /// -> 191, ssyr2 (upper) 287 -> 254.
 static RANK_VEC4_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
-    .defines(
-        "#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define KIND 0\n#define BLOCKS 1",
-    )
+    .defines("#define IMAGE 1\n#define TRIANGLE 0\n#define COLS 1\n#define BLOCKS 1")
     .image_stores()
     .storage(1);
 static RANK_VEC4_TRIANGLE_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_vec4.frag")
@@ -140,32 +138,30 @@ impl Rank {
     }
 }
 
-/// A packed triangle, in place: [`packed_texels_per_fragment`] texels a fragment; `KIND`
-/// fixed when the program is built (sspr: 1, sspr2: 2), so that each program holds only
-/// its own update: on the H200 (session 42) at 4096, with `kind` a uniform, sspr's draw
-/// took 363-365 us and sspr2's 458-462; with KIND, 309 and 372-375 (1024: 37.6 -> 33.1,
-/// 51.1 -> 46.7).
-static RANK_PACKED_ONE_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
-    .defines("#define KIND 1")
+/// A packed triangle (sspr), in place: [`packed_texels_per_fragment`] texels a fragment,
+/// the update (`kind`) a uniform.
+static RANK_PACKED_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
     .header(PACKED_GLSL)
     .image_stores();
 
-/// [`RANK_PACKED_ONE_IMAGE`] for sspr2.
+/// [`RANK_PACKED_IMAGE`] for sspr2, its update fixed when the program is built (`KIND`):
+/// in the H200's benchmark table (session 42) sspr2 4096 386-400 us with it, 396-416
+/// without, while sspr 4096 ran 323-334 us with `KIND` 1 and 290-304 without (so sspr
+/// keeps [`RANK_PACKED_IMAGE`]).
 static RANK_PACKED_TWO_IMAGE: Kernel = crate::kernel!("level2/rank_packed.frag")
     .defines("#define KIND 2")
     .header(PACKED_GLSL)
     .image_stores();
 
-/// [`RANK_PACKED_ONE_IMAGE`] with the shifted copies from a storage buffer
-/// ([`VectorBlock`]): on the H200 at 4096, sspr 384 -> 376 us, sspr2 564 -> 502 (GPU time
-/// of the draw).
-static RANK_PACKED_ONE_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
-    .defines("#define BLOCKS 1\n#define KIND 1")
+/// [`RANK_PACKED_IMAGE`] with the shifted copies from a storage buffer ([`VectorBlock`]):
+/// on the H200 at 4096, sspr 384 -> 376 us, sspr2 564 -> 502 (GPU time of the draw).
+static RANK_PACKED_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
+    .defines("#define BLOCKS 1")
     .header(PACKED_GLSL)
     .image_stores()
     .storage(1);
 
-/// [`RANK_PACKED_ONE_IMAGE_BLOCKS`] for sspr2.
+/// [`RANK_PACKED_TWO_IMAGE`] with the shifted copies from a storage buffer.
 static RANK_PACKED_TWO_IMAGE_BLOCKS: Kernel = crate::kernel!("level2/rank_packed.frag")
     .defines("#define BLOCKS 1\n#define KIND 2")
     .header(PACKED_GLSL)
@@ -177,7 +173,7 @@ static SHIFTED: Kernel = crate::kernel!("level2/shifted.frag");
 
 /// The kernels of this file.
 pub(crate) const KERNELS: [&Kernel; 14] = [
-    &RANK_PACKED_ONE_IMAGE_BLOCKS,
+    &RANK_PACKED_IMAGE_BLOCKS,
     &RANK_PACKED_TWO_IMAGE_BLOCKS,
     &SHIFTED,
     &RANK_VEC4_TRIANGLE_IMAGE,
@@ -189,7 +185,7 @@ pub(crate) const KERNELS: [&Kernel; 14] = [
     &RANK_IMAGE,
     &RANK_VEC4,
     &RANK_VEC4_IMAGE,
-    &RANK_PACKED_ONE_IMAGE,
+    &RANK_PACKED_IMAGE,
     &RANK_PACKED_TWO_IMAGE,
 ];
 
@@ -527,8 +523,8 @@ impl RankCall {
         match (self.rank, blocks) {
             (Rank::Two, true) => &RANK_PACKED_TWO_IMAGE_BLOCKS,
             (Rank::Two, false) => &RANK_PACKED_TWO_IMAGE,
-            (_, true) => &RANK_PACKED_ONE_IMAGE_BLOCKS,
-            (_, false) => &RANK_PACKED_ONE_IMAGE,
+            (_, true) => &RANK_PACKED_IMAGE_BLOCKS,
+            (_, false) => &RANK_PACKED_IMAGE,
         }
     }
 
@@ -560,6 +556,7 @@ impl RankCall {
         gl.set_i32(&prog, "m", shifted_copy_texels(self.a.cols) as i32);
         gl.set_i32(&prog, "cols", self.a.cols as i32);
         gl.set_i32(&prog, "upper", self.a.shape.upper() as i32);
+        gl.set_i32(&prog, "kind", self.rank as i32);
         gl.set_i32(&prog, "span", span as i32);
         gl.set_f32(&prog, "alpha", alpha);
         gl.set_i32(&prog, "per", per as i32);
@@ -891,15 +888,22 @@ mod tests {
     fn in_place_kernels_group_the_columns_the_grid_assumes() {
         // The grid gives each fragment vec4_columns_per_fragment columns; the kernel must
         // update as many, and the columns of a group must share j / 4 (COLS divides 4); its
-        // KIND is the rank's.
+        // KIND, where it is fixed, is the rank's.
         for rank in [Rank::General, Rank::One, Rank::Two] {
             let group = vec4_columns_per_fragment(rank);
             for k in [rank.vec4_image_kernel(), rank.vec4_image_blocks_kernel()] {
                 let cols = format!("#define COLS {group}\n");
-                let kind = format!("#define KIND {}", rank as i32);
                 let d = format!("{}\n", k.defines);
                 assert!(d.contains(&cols), "{rank:?}: {}", k.defines);
-                assert!(d.contains(&format!("{kind}\n")), "{rank:?}: {}", k.defines);
+                // sger's programs take the kind as a uniform; the triangles' fix it.
+                let kind = match rank {
+                    Rank::General => None,
+                    _ => Some(format!("#define KIND {}\n", rank as i32)),
+                };
+                assert_eq!(kind.is_some(), d.contains("#define KIND"), "{rank:?}: {d}");
+                if let Some(kind) = kind {
+                    assert!(d.contains(&kind), "{rank:?}: {}", k.defines);
+                }
             }
             let k = rank.vec4_image_kernel();
             assert_eq!(4 % group, 0);
