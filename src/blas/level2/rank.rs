@@ -627,9 +627,11 @@ const PACKED_FRAGMENTS: usize = 4096;
 /// (`1 << run_shift` there): lane l of a group of [`PACKED_RUN`] updates texels
 /// `l + k*PACKED_RUN` of the group's `PACKED_RUN * per`, so a warp's row of fragments
 /// stores neighbouring texels at each step and a fragment's texels lie 4 * PACKED_RUN
-/// elements apart (few column crossings). On the H200 (session 42) sspr / sspr2 4096's
-/// draws took 305 / 367, 309 / 372 and 303 / 369 us with groups of 4, 8 and 16, at 1024
-/// 33.9 / 48.7, 33.1 / 46.7 and 37.1 / 51.0 us.
+/// elements apart (few column crossings). On the H200 (session 42, `examples/passes`'
+/// profiled draw times, each draw timed alone, of programs with KIND fixed for both
+/// updates) sspr / sspr2 4096's draws took 305 / 367, 309 / 372 and 303 / 369 us with
+/// groups of 4, 8 and 16, at 1024 33.9 / 48.7, 33.1 / 46.7 and 37.1 / 51.0 us; the
+/// benchmark table was not run on the other group sizes.
 const PACKED_RUN: usize = 8;
 
 /// The grid's width for the in-place packed kernel in a texture `width` texels wide,
