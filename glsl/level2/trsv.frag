@@ -42,6 +42,14 @@
 // its columns reach), fragment (x, y) of a grid_w-wide grid on texel range_lo + y*grid_w
 // + x, and stores each into t itself (image 0): a fragment reads and writes only its own
 // texel of t.
+// QUAD (with IMAGE and VEC4, on GPUs with quad operations; passes 0 and 3): the four
+// fragments of a 2 x 2 quad of the grid work on one texel, fragment q = (x & 1) + 2(y & 1)
+// of the quad on a quarter of the block's groups of four columns ([q*G/4, (q+1)*G/4) of
+// the G groups, in the solve order), a quarter of the chain of fetches each; the quad's
+// sums are added by quad operations (`quad_sum`) and fragment 0 stores the total. Pass 0's
+// grid is grid_w quads wide, quad (x, y) on texel range_lo + y*grid_w + x; pass 3's is
+// (2 NB/4, 2), quad f on texel f of the block's solution. Every branch before the sum
+// depends on the quad's texel only, so the four fragments reach it together.
 uniform int n;
 uniform sampler2D t;
 uniform int t_width;
@@ -64,6 +72,21 @@ float lane(vec4 v, int c) {
 vec4 with_lane(vec4 v, int c, float y) {
     return select4(v, vec4(y), equal(ivec4(0, 1, 2, 3), ivec4(c)));
 }
+
+#ifdef QUAD
+// The sum of v over the fragment's quad, the same bits in all four (the two pairs' sums,
+// each commutative, then their sum).
+vec4 quad_sum(vec4 v) {
+    v += subgroupQuadSwapHorizontal(v);
+    return v + subgroupQuadSwapVertical(v);
+}
+
+// A quad's partial sums start from -0.0, which adds nothing to any value (-0.0 too: a
+// +0.0 start would turn a right-hand side's -0.0 into +0.0 where nothing is subtracted).
+vec4 quad_zero() {
+    return vec4(uintBitsToFloat(0x80000000u));
+}
+#endif
 
 #ifdef SPLIT
 // SPLIT (image stores): a block's update is split over SPLIT fragments a texel, each over
@@ -716,11 +739,40 @@ void apply_fetch(int g, int f, int b, int r0, out vec4 tv, out vec4 i0, out vec4
 }
 
 void main() {
-    int f = int(gl_FragCoord.x);
     int b = block_lo / NB;
     int r0 = block_lo >> 2;
     int groups = (block_nb + 3) >> 2;
+#ifdef QUAD
+    ivec2 frag = ivec2(gl_FragCoord.xy);
+    int f = frag.x >> 1;
+    int q = (frag.x & 1) | ((frag.y & 1) << 1);
+    int g_begin = q * groups / 4;
+    int g_end = (q + 1) * groups / 4;
+    vec4 x = quad_zero();
+#else
+    int f = int(gl_FragCoord.x);
+    int g_begin = 0;
+    int g_end = groups;
     vec4 x = vec4(0.0);
+#endif
+#ifdef QUAD
+    // A quarter of the groups (at most four), all fetched before any is used.
+    vec4 ta[4];
+    vec4 a0[4];
+    vec4 a1[4];
+    vec4 a2[4];
+    vec4 a3[4];
+    for (int k = 0; k < 4; ++k) {
+        apply_fetch(min(g_begin + k, groups - 1), f, b, r0, ta[k], a0[k], a1[k], a2[k], a3[k]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        int g = g_begin + k;
+        if (g < g_end) {
+            vec4 tk = select4(vec4(0.0), ta[k], lessThan(ivec4(4 * g) + ivec4(0, 1, 2, 3), ivec4(block_nb)));
+            x += a0[k] * tk.x + a1[k] * tk.y + a2[k] * tk.z + a3[k] * tk.w;
+        }
+    }
+#else
     // Each group's texels are fetched one group ahead of their use (a pass of a few
     // fragments is a chain of fetch latencies, one a group without this).
     vec4 tv;
@@ -728,14 +780,14 @@ void main() {
     vec4 i1;
     vec4 i2;
     vec4 i3;
-    apply_fetch(0, f, b, r0, tv, i0, i1, i2, i3);
-    for (int g = 0; g < groups; ++g) {
+    apply_fetch(min(g_begin, groups - 1), f, b, r0, tv, i0, i1, i2, i3);
+    for (int g = g_begin; g < g_end; ++g) {
         vec4 tn;
         vec4 j0;
         vec4 j1;
         vec4 j2;
         vec4 j3;
-        apply_fetch(min(g + 1, groups - 1), f, b, r0, tn, j0, j1, j2, j3);
+        apply_fetch(min(g + 1, g_end - 1), f, b, r0, tn, j0, j1, j2, j3);
         tv = select4(vec4(0.0), tv, lessThan(ivec4(4 * g) + ivec4(0, 1, 2, 3), ivec4(block_nb)));
         x += i0 * tv.x + i1 * tv.y + i2 * tv.z + i3 * tv.w;
         tv = tn;
@@ -744,6 +796,13 @@ void main() {
         i2 = j2;
         i3 = j3;
     }
+#endif
+#ifdef QUAD
+    x = quad_sum(x);
+    if (q != 0) {
+        return;
+    }
+#endif
     // A branch, not a ?: (with ?: the H100 ran the substitution in every fragment).
     if (!finite(x)) {
         x = solve_block(f, block_lo, block_nb, -1, block_nb, ivec2(0, NB), 0, NB4);
@@ -758,6 +817,44 @@ void main() {
 uniform sampler2D s;
 uniform int upd_lo;  // texels of t the block's columns can change
 uniform int upd_hi;
+
+#if VEC4
+// Set by main: lda/4 texels (one column further) as a step of position in A's texture,
+// and A's last texel (a column's rows past n read it).
+ivec2 a_step;
+int a_last;
+ivec2 a_last_pos;
+
+// Which lanes of A(4R..4R+3, j) are elements of A's stored triangle (as `a_col`).
+bvec4 a_stored(int R, int j) {
+    ivec4 i4 = ivec4(4 * R) + ivec4(0, 1, 2, 3);
+    ivec4 d = i4 - ivec4(j);
+    return both(lessThan(i4, ivec4(n)),
+                upper != 0 ? lessThanEqual(d, ivec4(0)) : greaterThanEqual(d, ivec4(0)));
+}
+
+// A(4R..4R+3, j) for the four columns j = min(j0 + c, jlast), c = 0..3, as `a_col` gives
+// each, with one division for the four: column j + 1's texel lies lda/4 texels after
+// column j's.
+void a_cols4(int R, int j0, int jlast, out vec4 c0, out vec4 c1, out vec4 c2, out vec4 c3,
+             out bvec4 s0, out bvec4 s1, out bvec4 s2, out bvec4 s3) {
+    int step = lda >> 2;
+    int e = R + j0 * step;
+    ivec2 pos = ivec2(e % a_width, e / a_width);
+    c0 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
+#define A_NEXT(c) if (j0 + c <= jlast) { e += step; pos += a_step; if (pos.x >= a_width) { pos += ivec2(-a_width, 1); } }
+    A_NEXT(1)
+    c1 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
+    A_NEXT(2)
+    c2 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
+    A_NEXT(3)
+    c3 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
+    s0 = a_stored(R, j0);
+    s1 = a_stored(R, min(j0 + 1, jlast));
+    s2 = a_stored(R, min(j0 + 2, jlast));
+    s3 = a_stored(R, min(j0 + 3, jlast));
+}
+#endif
 
 // v less c*y where `ok` and the lanes of c are stored and live.
 vec4 minus(vec4 v, vec4 c, bvec4 st, bvec4 live, float y, bool ok) {
@@ -785,6 +882,12 @@ void main() {
     int lo = block_lo;
     int nb = block_nb;
     int groups = (nb + 3) >> 2;
+#if VEC4
+    a_step = ivec2((lda >> 2) % a_width, (lda >> 2) / a_width);
+    ivec2 a_size = textureSize(a, 0);
+    a_last = a_size.x * a_size.y - 1;
+    a_last_pos = ivec2(a_last % a_width, a_last / a_width);
+#endif
     int g_begin = 0;
     int g_end = groups;
 #ifdef SPLIT
@@ -798,6 +901,16 @@ void main() {
     int T = range_lo + (F - q * count);
     g_begin = q * groups / SPLIT;
     g_end = (q + 1) * groups / SPLIT;
+    ivec2 tpos = ivec2(T % t_width, T / t_width);
+#elif defined(QUAD)
+    ivec2 g = ivec2(gl_FragCoord.xy);
+    int q = (g.x & 1) | ((g.y & 1) << 1);
+    int T = range_lo + (g.y >> 1) * grid_w + (g.x >> 1);
+    if (T >= range_hi) {
+        return;
+    }
+    g_begin = q * groups / 4;
+    g_end = (q + 1) * groups / 4;
     ivec2 tpos = ivec2(T % t_width, T / t_width);
 #elif defined(IMAGE)
     ivec2 g = ivec2(gl_FragCoord.xy);
@@ -813,7 +926,7 @@ void main() {
     int r0 = lo >> 2;
     if (T >= r0 && 4 * T < lo + nb) {
         // The block's own unknowns (its lanes past nb are past n: whatever they hold).
-#ifdef SPLIT
+#if defined(SPLIT) || defined(QUAD)
         if (q == 0) {
             EMIT(texelFetch(s, ivec2(T - r0, 0), 0));
         }
@@ -834,6 +947,8 @@ void main() {
         EMIT(rhs_texel(T));
     }
     vec4 v = vec4(0.0);
+#elif defined(QUAD)
+    vec4 v = q == 0 ? texelFetch(t, tpos, 0) : quad_zero();
 #else
     vec4 v = texelFetch(t, tpos, 0);
 #endif
@@ -851,10 +966,18 @@ void main() {
             bvec4 s1;
             bvec4 s2;
             bvec4 s3;
+#if VEC4
+            vec4 c0;
+            vec4 c1;
+            vec4 c2;
+            vec4 c3;
+            a_cols4(r0 + r, cols.x, n - 1, c0, c1, c2, c3, s0, s1, s2, s3);
+#else
             vec4 c0 = a_col(r0 + r, cols.x, s0);
             vec4 c1 = a_col(r0 + r, cols.y, s1);
             vec4 c2 = a_col(r0 + r, cols.z, s2);
             vec4 c3 = a_col(r0 + r, cols.w, s3);
+#endif
             s0 = both(s0, in_block);
             s1 = both(s1, in_block);
             s2 = both(s2, in_block);
@@ -875,10 +998,18 @@ void main() {
             bvec4 s1;
             bvec4 s2;
             bvec4 s3;
+#if VEC4
+            vec4 c0;
+            vec4 c1;
+            vec4 c2;
+            vec4 c3;
+            a_cols4(T, lo + p, lo + nb - 1, c0, c1, c2, c3, s0, s1, s2, s3);
+#else
             vec4 c0 = a_col(T, lo + p, s0);
             vec4 c1 = a_col(T, lo + min(p + 1, nb - 1), s1);
             vec4 c2 = a_col(T, lo + min(p + 2, nb - 1), s2);
             vec4 c3 = a_col(T, lo + min(p + 3, nb - 1), s3);
+#endif
             if (forward != 0) {
                 v = minus(v, c0, s0, live, sv.x, true);
                 v = minus(v, c1, s1, live, sv.y, p + 1 < nb);
@@ -895,6 +1026,11 @@ void main() {
 #ifdef SPLIT
     int i = T * SPLIT + q;
     imageStore(part_out, ivec2(i % part_width, i / part_width), v);
+#elif defined(QUAD)
+    v = quad_sum(v);
+    if (q == 0) {
+        EMIT(v);
+    }
 #else
     EMIT(v);
 #endif

@@ -116,6 +116,15 @@ pub struct ContextOptions {
     /// fixed for a fixed set of lanes a warp: a GPU that packed its warps differently from
     /// one call to the next could change the last bits.
     pub warp_products: Option<bool>,
+    /// Whether the block steps of the triangular solves on full storage with `lda % 4 ==
+    /// 0` (strsv; stpsv after its unpacking), the update of the right-hand side and the
+    /// product with a block's inverse, split each texel's sum over the four fragments of a
+    /// quad (a quarter of the chain of fetches each, summed by quad operations: nothing
+    /// stored between them), instead of one fragment walking the whole block. Needs the
+    /// image-store paths and quad operations in fragment shaders
+    /// ([`DeviceInfo::quad_ops`]). `None` and `Some(true)` do so wherever the device can;
+    /// `Some(false)` never. Results are the same up to the order of the sums.
+    pub quad_steps: Option<bool>,
     /// Whether the context counts the host time of its GL calls by kind of work (draws,
     /// state, error checks, transfers, waits), read with [`Context::take_gl_times`]: what a
     /// call's fixed cost is made of. `None` reads [`PROFILE_ENV`]; off by default (it adds
@@ -163,6 +172,9 @@ pub(crate) struct Inner {
     /// Whether ssymv's product runs on warps ([`ContextOptions::warp_products`]; `None`:
     /// where it pays).
     pub(crate) warp_products: Option<bool>,
+    /// Whether the solves' block steps split each texel's sum over a quad
+    /// ([`ContextOptions::quad_steps`], where the device can).
+    pub(crate) quad_steps: bool,
     programs: RefCell<HashMap<(&'static str, &'static str), Rc<Program>>>,
     /// The GLSL version lines kernels compile with.
     preludes: Preludes,
@@ -252,7 +264,13 @@ impl Context {
         // One reading of the device's warp operations for the warp kernels' prelude and the
         // device's info.
         let warp_ops = strings.warp_ops(api);
-        let preludes = Preludes::new(api, strings.version_number, &strings.extensions, warp_ops);
+        let preludes = Preludes::new(
+            api,
+            strings.version_number,
+            &strings.extensions,
+            warp_ops,
+            strings.quad_ops(api),
+        );
         // The probe is the process's first compile and draw: on a cold driver shader cache it
         // costs 40-85 ms on the H100, most of which is the driver's own first-use set-up,
         // paid by whichever compile comes first (measured: probing lazily moved it into the
@@ -277,6 +295,7 @@ impl Context {
         let inverse_solves = options.inverse_solves.unwrap_or(!info.software);
         let interleaved_products = options.interleaved_products.unwrap_or(!info.software);
         let storage_packs = options.storage_packs.unwrap_or(true);
+        let quad_steps = image_store_paths && info.quad_ops && options.quad_steps.unwrap_or(true);
         log::info!(
             "fragblas: device {} ({}{}), {} {:?}, tuning {tuning:?} (cache {}), image-store paths: {}",
             desc.index,
@@ -302,6 +321,7 @@ impl Context {
             storage_packs,
             vector_blocks: options.vector_blocks,
             warp_products: options.warp_products,
+            quad_steps,
             programs: RefCell::new(HashMap::new()),
             preludes,
             kept: Resources::default(),

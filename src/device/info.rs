@@ -62,6 +62,11 @@ pub struct DeviceInfo {
     /// fragment shaders can use, if any: what the kernels that give each warp its own work
     /// need (ssymv's read-once product).
     pub warp_ops: Option<WarpOps>,
+    /// Whether fragment shaders have `GL_KHR_shader_subgroup`'s quad operations (sums
+    /// across the four fragments of a 2 x 2 quad, no memory between them): what the
+    /// triangular solves' quad-split block steps need
+    /// ([`ContextOptions::quad_steps`](crate::ContextOptions::quad_steps)).
+    pub quad_ops: bool,
 }
 
 /// Operations across a warp that a device's fragment shaders have.
@@ -80,6 +85,22 @@ const FRAGMENT_STAGE: u32 = 0x2;
 /// The subgroup features the warp kernels use: basic (0x1), arithmetic (0x4), ballot (0x8),
 /// shuffle (0x10).
 const WARP_FEATURES: u32 = 0x1 | 0x4 | 0x8 | 0x10;
+/// The subgroup features the quad kernels use: basic (0x1) and quad (0x80).
+const QUAD_FEATURES: u32 = 0x1 | 0x80;
+
+/// Whether a context of this API and version, with the stages and features
+/// `GL_KHR_shader_subgroup` reports (if it is there), has quad operations in fragment
+/// shaders. Only from GL 4.3 / GLES 3.1: the quad kernels also store images.
+pub(crate) fn quad_ops(
+    gles: bool,
+    version: (u32, u32),
+    stages_features: Option<(u32, u32)>,
+) -> bool {
+    version >= if gles { (3, 1) } else { (4, 3) }
+        && stages_features.is_some_and(|(stages, features)| {
+            stages & FRAGMENT_STAGE != 0 && features & QUAD_FEATURES == QUAD_FEATURES
+        })
+}
 
 /// The warp operations of a context of this API, version and extensions, with the stages and
 /// features `GL_KHR_shader_subgroup` reports (if it is there). Only from GL 4.3 / GLES 3.1
@@ -119,6 +140,15 @@ impl GlStrings {
             self.subgroup_stages_features,
         )
     }
+
+    /// Whether a context of `api` with these strings has quad operations ([`quad_ops`]).
+    pub(crate) fn quad_ops(&self, api: GlApi) -> bool {
+        quad_ops(
+            api == GlApi::Gles,
+            self.version_number,
+            self.subgroup_stages_features,
+        )
+    }
 }
 
 impl DeviceInfo {
@@ -133,6 +163,7 @@ impl DeviceInfo {
         flushes_subnormals: bool,
         warp_ops: Option<WarpOps>,
     ) -> Result<Self> {
+        let quad_ops = s.quad_ops(api);
         let precise_qualifier =
             precise_extension(api == GlApi::Gles, s.version_number, &s.extensions).is_some();
         let info = DeviceInfo {
@@ -155,6 +186,7 @@ impl DeviceInfo {
             flushes_subnormals,
             device_index: desc.index,
             warp_ops,
+            quad_ops,
             extensions: s.extensions,
             api,
         };
@@ -237,5 +269,21 @@ mod tests {
         // Subgroups preferred where both are.
         let both = [ballot, khr].concat();
         assert_eq!(warp_ops(false, (4, 6), &both, all), Some(WarpOps::Subgroup));
+    }
+
+    #[test]
+    fn quad_ops_need_the_image_versions_and_fragment_quads() {
+        // The H200's driver: every stage, features 0x1ff.
+        let h200 = Some((0xff, 0x1ff));
+        assert!(quad_ops(false, (4, 6), h200));
+        assert!(quad_ops(true, (3, 2), h200));
+        assert!(!quad_ops(false, (4, 2), h200));
+        assert!(!quad_ops(true, (3, 0), h200));
+        // No subgroup extension, no fragment stage, no quad or no basic feature: none.
+        assert!(!quad_ops(false, (4, 6), None));
+        assert!(!quad_ops(false, (4, 6), Some((0xfd, 0x1ff))));
+        assert!(!quad_ops(false, (4, 6), Some((0x2, 0x7f))));
+        assert!(!quad_ops(false, (4, 6), Some((0x2, 0x80))));
+        assert!(quad_ops(false, (4, 6), Some((0x2, 0x81))));
     }
 }

@@ -37,6 +37,9 @@ pub(crate) struct Kernel {
     /// Whether it works across warps (`glsl/common/warp.glsl`, compiled in after the common
     /// helpers; [`DeviceInfo::warp_ops`]).
     pub warps: bool,
+    /// Whether it sums across a fragment quad (`GL_KHR_shader_subgroup_quad`;
+    /// [`DeviceInfo::quad_ops`]).
+    pub quads: bool,
 }
 
 /// Declares a [`Kernel`] for a file under `glsl/`: `kernel!("level1/axpby_unit.frag")`.
@@ -67,7 +70,16 @@ impl Kernel {
             storage_blocks: 0,
             precise: false,
             warps: false,
+            quads: false,
         }
+    }
+
+    /// Sums across the four fragments of a quad (and stores images: the quad prelude is the
+    /// image one's with the quad extensions).
+    pub(crate) const fn quads(mut self) -> Self {
+        self.quads = true;
+        self.stores_images = true;
+        self
     }
 
     /// Works across warps (and stores images: the warp prelude is the image one's).
@@ -149,6 +161,7 @@ impl Kernel {
     pub(crate) fn runs_on(&self, info: &DeviceInfo) -> bool {
         (info.image_stores || !self.stores_images)
             && (info.warp_ops.is_some() || !self.warps)
+            && (info.quad_ops || !self.quads)
             && self.storage_blocks <= info.max_fragment_storage_blocks
             && (info.precise_qualifier || !self.precise)
             && self.draw_buffers <= info.max_draw_buffers
@@ -162,6 +175,8 @@ impl Kernel {
     pub(crate) fn sources(&self, preludes: &Preludes) -> (String, String) {
         let prelude = if self.warps {
             preludes.warps.as_deref().unwrap_or(&preludes.images)
+        } else if self.quads {
+            preludes.quads.as_deref().unwrap_or(&preludes.images)
         } else if self.stores_images || self.storage_blocks > 0 {
             &preludes.images
         } else if self.precise {
@@ -200,6 +215,9 @@ pub(crate) struct Preludes {
     /// Warp kernels: the image prelude with the extensions of the device's warp operations
     /// and `WARP_SUBGROUP` or `WARP_BALLOT` defined (only where it has them).
     warps: Option<String>,
+    /// Quad kernels: the image prelude with the quad extensions (only where the device has
+    /// them).
+    quads: Option<String>,
 }
 
 impl Preludes {
@@ -209,6 +227,7 @@ impl Preludes {
         version: (u32, u32),
         extensions: &[String],
         warp_ops: Option<WarpOps>,
+        quad_ops: bool,
     ) -> Self {
         let gles = api == GlApi::Gles;
         const ES_PRECISION: &str =
@@ -231,6 +250,21 @@ impl Preludes {
         } else {
             dialect("#version 430 core", None)
         };
+        // The extension lines `exts` right after the image prelude's version line.
+        let with_extensions = |exts: &[&str]| {
+            let (first, rest) = images.split_once('\n').unwrap_or((&images, ""));
+            let lines: String = exts
+                .iter()
+                .map(|e| format!("\n#extension {e} : require"))
+                .collect();
+            format!("{first}{lines}\n{rest}")
+        };
+        let quads = quad_ops.then(|| {
+            with_extensions(&[
+                "GL_KHR_shader_subgroup_basic",
+                "GL_KHR_shader_subgroup_quad",
+            ])
+        });
         let warps = warp_ops.map(|w| {
             let (exts, define): (&[&str], &str) = match w {
                 WarpOps::Subgroup => (
@@ -247,15 +281,11 @@ impl Preludes {
                     "WARP_BALLOT",
                 ),
             };
-            let (first, rest) = images.split_once('\n').unwrap_or((&images, ""));
-            let lines: String = exts
-                .iter()
-                .map(|e| format!("\n#extension {e} : require"))
-                .collect();
-            format!("{first}{lines}\n{rest}\n#define {define} 1")
+            format!("{}\n#define {define} 1", with_extensions(exts))
         });
         Preludes {
             warps,
+            quads,
             plain: dialect(
                 if gles {
                     "#version 300 es"
@@ -289,7 +319,7 @@ mod tests {
 
     #[test]
     fn sources_put_prelude_defines_helpers_and_body_in_order() {
-        let es = Preludes::new(GlApi::Gles, (3, 2), &[], None);
+        let es = Preludes::new(GlApi::Gles, (3, 2), &[], None, false);
         let k = Kernel::new("x.frag", "void main() {}").defines("#define A 1");
         let (vs, fs) = k.sources(&es);
         assert!(vs.starts_with("#version 300 es"));
@@ -300,7 +330,7 @@ mod tests {
             fs.find("void main() {}").unwrap(),
         );
         assert!(p < d && d < c && c < b, "{fs}");
-        let gl = Preludes::new(GlApi::DesktopGl, (4, 5), &[], None);
+        let gl = Preludes::new(GlApi::DesktopGl, (4, 5), &[], None, false);
         let img = Kernel::new("y.frag", "").image_stores();
         assert!(img.sources(&gl).1.starts_with("#version 430"));
         assert!(img.sources(&es).1.starts_with("#version 310 es"));
@@ -309,18 +339,30 @@ mod tests {
         // A warp kernel: the extensions right after the version line, its define, the warp
         // helpers after the common ones; where the device has no warp operations, none.
         let w = Kernel::new("w.frag", "void main() {}").warps();
-        let khr = Preludes::new(GlApi::Gles, (3, 2), &[], Some(WarpOps::Subgroup));
+        let khr = Preludes::new(GlApi::Gles, (3, 2), &[], Some(WarpOps::Subgroup), false);
         let fs = w.sources(&khr).1;
         assert!(fs.starts_with("#version 310 es\n#extension GL_KHR_shader_subgroup_basic"));
         assert!(fs.contains("#extension GL_KHR_shader_subgroup_shuffle : require"));
         assert!(fs.contains("#define WARP_SUBGROUP 1"));
         assert!(fs.find("select4").unwrap() < fs.find("uint warp_count()").unwrap());
-        let ballot = Preludes::new(GlApi::DesktopGl, (4, 5), &[], Some(WarpOps::Ballot));
+        let ballot = Preludes::new(GlApi::DesktopGl, (4, 5), &[], Some(WarpOps::Ballot), false);
         let fs = w.sources(&ballot).1;
         assert!(fs.starts_with("#version 430 core\n#extension GL_ARB_shader_ballot : require"));
         assert!(fs.contains("#define WARP_BALLOT 1"));
         assert!(!PLAIN.sources(&ballot).1.contains("warp_count"));
         assert_eq!(PLAIN.key(), ("common/calib_copy.frag", ""));
+        // A quad kernel: the quad extensions after the version line, where the device has
+        // them; the image prelude where it has not (such a device does not run it).
+        let q = Kernel::new("q.frag", "void main() {}").quads();
+        assert!(q.stores_images);
+        let quads = Preludes::new(GlApi::DesktopGl, (4, 6), &[], None, true);
+        let fs = q.sources(&quads).1;
+        assert!(fs.starts_with(
+            "#version 430 core\n#extension GL_KHR_shader_subgroup_basic : require\n\
+             #extension GL_KHR_shader_subgroup_quad : require"
+        ));
+        assert!(!PLAIN.sources(&quads).1.contains("subgroup"));
+        assert!(!q.sources(&gl).1.contains("subgroup"));
     }
 
     #[test]
@@ -348,10 +390,10 @@ mod tests {
             Some(("#version 310 es", Some("GL_EXT_gpu_shader5")))
         );
         let p = Kernel::new("z.frag", "").precise();
-        let gl = Preludes::new(GlApi::DesktopGl, (4, 3), &[], None);
+        let gl = Preludes::new(GlApi::DesktopGl, (4, 3), &[], None, false);
         let fs = p.sources(&gl).1;
         assert!(fs.starts_with("#version 430 core") && fs.contains("#define PRECISE precise"));
-        let old = Preludes::new(GlApi::DesktopGl, (3, 3), &[], None);
+        let old = Preludes::new(GlApi::DesktopGl, (3, 3), &[], None, false);
         assert!(p.sources(&old).1.contains("#define PRECISE\n"));
     }
 }

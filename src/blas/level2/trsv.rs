@@ -14,7 +14,9 @@
 //! dimension is a multiple of 4 is read one texel a fetch; band, packed and other leading
 //! dimensions element by element, except that on GPUs with image stores a packed triangle
 //! is first copied into such full storage (`level2::product::unpack`). On those GPUs every
-//! block step also writes through image stores (in place in the right-hand side).
+//! block step also writes through image stores (in place in the right-hand side), and
+//! where their fragment shaders have quad operations the steps on full storage read a
+//! texel a fetch split each texel's sum over a quad's four fragments ([`STEP_QUAD`]).
 //!
 //! A block's substitution is one warp's chain of 64 dependent steps (0.14 ms on the H100).
 //! With [`ContextOptions::inverse_solves`](crate::ContextOptions::inverse_solves) (the
@@ -113,6 +115,21 @@ static STEP_IMAGE: [[Kernel; 2]; 4] = [
         trsv_image_kernel!(3, 1, "\n#define IMAGE 1"),
     ],
 ];
+/// The block steps of full storage with `lda % 4 == 0` on GPUs with quad operations
+/// ([`ContextOptions::quad_steps`](crate::ContextOptions::quad_steps)): `[update, apply]`,
+/// each texel's sum split over the four fragments of a quad (`QUAD`), whose grids are
+/// [`quad_grid`]'s.
+static STEP_QUAD: [Kernel; 2] = [
+    trsv_image_kernel!(0, 1, "\n#define IMAGE 1\n#define QUAD 1").quads(),
+    trsv_image_kernel!(3, 1, "\n#define IMAGE 1\n#define QUAD 1").quads(),
+];
+
+/// The grid of a quad kernel ([`STEP_QUAD`]) whose quads are laid out as `(width, rows)`:
+/// twice as wide and twice as tall, so that every quad is whole.
+pub(crate) fn quad_grid((width, rows): (usize, usize)) -> (u32, u32) {
+    (2 * width as u32, 2 * rows as u32)
+}
+
 /// Unknowns of the diagonal sub-blocks the image-store inversion solves by substitution
 /// (`SUB` in [`INVERT_SUB`]'s defines); [`COMBINE`] builds the blocks of twice, four times
 /// ... that size up to [`SOLVE_BLOCK`] from them.
@@ -166,7 +183,9 @@ const INVERT: usize = 2;
 const APPLY: usize = 3;
 
 /// The kernels of this file.
-pub(crate) const KERNELS: [&Kernel; 23] = [
+pub(crate) const KERNELS: [&Kernel; 25] = [
+    &STEP_QUAD[0],
+    &STEP_QUAD[1],
     &CHAIN[0],
     &CHAIN[1],
     &CHAIN[2],
@@ -541,8 +560,19 @@ impl MvCall {
         // solution into s, the update into t in place), so the bound framebuffer stays.
         let image = inner.image_store_paths;
         let passes = if image { &STEP_IMAGE } else { &PASSES };
-        let solve = inner.program(&passes[if inverse { APPLY } else { SOLVE }][k])?;
-        let step = inner.program(&passes[UPDATE][k])?;
+        // Full storage read a texel a fetch, on GPUs with quad operations: each texel's
+        // sum over a quad (the substitution, without inverses, stays one fragment a texel).
+        let quad = image && vec4 && inner.quad_steps;
+        let solve = inner.program(if quad && inverse {
+            &STEP_QUAD[1]
+        } else {
+            &passes[if inverse { APPLY } else { SOLVE }][k]
+        })?;
+        let step = inner.program(if quad {
+            &STEP_QUAD[0]
+        } else {
+            &passes[UPDATE][k]
+        })?;
         let s = inner.take_surface((SOLVE_BLOCK / 4) as u32, 1)?;
         // The in-place steps' partial sums, two sets: the step's own and the step before's.
         let split = if image && !vec4 { STEP_SPLIT } else { 1 };
@@ -572,7 +602,10 @@ impl MvCall {
             }
             set_pending(gl, &solve);
             let texels = (nb as u32).div_ceil(4);
-            if image {
+            if quad && inverse {
+                let (w, h) = quad_grid((texels as usize, 1));
+                gl.draw_image_stores(&[&s], w, h);
+            } else if image {
                 gl.draw_image_stores(&[&s], texels, 1);
             } else {
                 gl.draw(&[&s], texels, 1);
@@ -601,6 +634,9 @@ impl MvCall {
                     gl.set_i32(&step, "part_width", pl.width as i32);
                     let part = &pend[step_no % 2];
                     gl.draw_image_stores(&[t.surface(), part], w as u32, h as u32);
+                } else if quad {
+                    let (w, h) = quad_grid((w, h));
+                    gl.draw_image_stores(&[t.surface()], w, h);
                 } else {
                     gl.draw_image_stores(&[t.surface()], w as u32, h as u32);
                 }
@@ -814,6 +850,15 @@ mod tests {
             assert!(!vec4.defines.contains("SPLIT"));
         }
         assert_eq!(step_grid((64, 64), (32, 40), 1), ((16, 40), (24, 1)));
+        // The quad kernels: full storage a texel a fetch, grids of whole quads.
+        for k in &STEP_QUAD {
+            assert!(k.quads && k.stores_images);
+            assert!(k
+                .defines
+                .contains("#define VEC4 1\n#define IMAGE 1\n#define QUAD 1"));
+        }
+        assert_eq!(quad_grid((24, 1)), (48, 2));
+        assert_eq!(quad_grid((64, 17)), (128, 34));
     }
 
     #[test]
