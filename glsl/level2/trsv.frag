@@ -126,15 +126,21 @@ vec4 rhs_texel(int T) {
 }
 
 // A(4R..4R+3, j), with `stored` saying which lanes are elements of A's stored part.
-vec4 a_col(int R, int j, out bvec4 stored) {
+// Which lanes of A(4R..4R+3, j) are elements of A's stored part: inside the matrix, the
+// stored triangle and (band storage) the band, with d = i - j.
+bvec4 a_stored(int R, int j) {
     ivec4 i4 = ivec4(4 * R) + ivec4(0, 1, 2, 3);
-    // Inside the matrix, the stored triangle and (band storage) the band: d = i - j.
     ivec4 d = i4 - ivec4(j);
-    stored = both(lessThan(i4, ivec4(n)),
-                  upper != 0 ? lessThanEqual(d, ivec4(0)) : greaterThanEqual(d, ivec4(0)));
+    bvec4 stored = both(lessThan(i4, ivec4(n)),
+                        upper != 0 ? lessThanEqual(d, ivec4(0)) : greaterThanEqual(d, ivec4(0)));
     if (storage == 1) {
         stored = both(stored, both(lessThanEqual(d, ivec4(kl)), lessThanEqual(-d, ivec4(ku))));
     }
+    return stored;
+}
+
+vec4 a_col(int R, int j, out bvec4 stored) {
+    stored = a_stored(R, j);
     ivec2 size = textureSize(a, 0);
 #if VEC4
     // Texels past the matrix (a block's rows past n) are read from the last texel.
@@ -749,13 +755,6 @@ void main() {
     int g_begin = q * groups / 4;
     int g_end = (q + 1) * groups / 4;
     vec4 x = quad_zero();
-#else
-    int f = int(gl_FragCoord.x);
-    int g_begin = 0;
-    int g_end = groups;
-    vec4 x = vec4(0.0);
-#endif
-#ifdef QUAD
     // A quarter of the groups (at most four), all fetched before any is used.
     vec4 ta[4];
     vec4 a0[4];
@@ -772,7 +771,13 @@ void main() {
             x += a0[k] * tk.x + a1[k] * tk.y + a2[k] * tk.z + a3[k] * tk.w;
         }
     }
+    x = quad_sum(x);
+    if (q != 0) {
+        return;
+    }
 #else
+    int f = int(gl_FragCoord.x);
+    vec4 x = vec4(0.0);
     // Each group's texels are fetched one group ahead of their use (a pass of a few
     // fragments is a chain of fetch latencies, one a group without this).
     vec4 tv;
@@ -780,14 +785,14 @@ void main() {
     vec4 i1;
     vec4 i2;
     vec4 i3;
-    apply_fetch(min(g_begin, groups - 1), f, b, r0, tv, i0, i1, i2, i3);
-    for (int g = g_begin; g < g_end; ++g) {
+    apply_fetch(0, f, b, r0, tv, i0, i1, i2, i3);
+    for (int g = 0; g < groups; ++g) {
         vec4 tn;
         vec4 j0;
         vec4 j1;
         vec4 j2;
         vec4 j3;
-        apply_fetch(min(g + 1, g_end - 1), f, b, r0, tn, j0, j1, j2, j3);
+        apply_fetch(min(g + 1, groups - 1), f, b, r0, tn, j0, j1, j2, j3);
         tv = select4(vec4(0.0), tv, lessThan(ivec4(4 * g) + ivec4(0, 1, 2, 3), ivec4(block_nb)));
         x += i0 * tv.x + i1 * tv.y + i2 * tv.z + i3 * tv.w;
         tv = tn;
@@ -795,12 +800,6 @@ void main() {
         i1 = j1;
         i2 = j2;
         i3 = j3;
-    }
-#endif
-#ifdef QUAD
-    x = quad_sum(x);
-    if (q != 0) {
-        return;
     }
 #endif
     // A branch, not a ?: (with ?: the H100 ran the substitution in every fragment).
@@ -824,14 +823,6 @@ uniform int upd_hi;
 ivec2 a_step;
 int a_last;
 ivec2 a_last_pos;
-
-// Which lanes of A(4R..4R+3, j) are elements of A's stored triangle (as `a_col`).
-bvec4 a_stored(int R, int j) {
-    ivec4 i4 = ivec4(4 * R) + ivec4(0, 1, 2, 3);
-    ivec4 d = i4 - ivec4(j);
-    return both(lessThan(i4, ivec4(n)),
-                upper != 0 ? lessThanEqual(d, ivec4(0)) : greaterThanEqual(d, ivec4(0)));
-}
 
 // A(4R..4R+3, j) for the four columns j = min(j0 + c, jlast), c = 0..3, as `a_col` gives
 // each, with one division for the four: column j + 1's texel lies lda/4 texels after
@@ -882,12 +873,6 @@ void main() {
     int lo = block_lo;
     int nb = block_nb;
     int groups = (nb + 3) >> 2;
-#if VEC4
-    a_step = ivec2((lda >> 2) % a_width, (lda >> 2) / a_width);
-    ivec2 a_size = textureSize(a, 0);
-    a_last = a_size.x * a_size.y - 1;
-    a_last_pos = ivec2(a_last % a_width, a_last / a_width);
-#endif
     int g_begin = 0;
     int g_end = groups;
 #ifdef SPLIT
@@ -951,6 +936,13 @@ void main() {
     vec4 v = q == 0 ? texelFetch(t, tpos, 0) : quad_zero();
 #else
     vec4 v = texelFetch(t, tpos, 0);
+#endif
+#if VEC4
+    // For a_cols4, once a fragment (only those that sum reach here).
+    a_step = ivec2((lda >> 2) % a_width, (lda >> 2) / a_width);
+    ivec2 a_size = textureSize(a, 0);
+    a_last = a_size.x * a_size.y - 1;
+    a_last_pos = ivec2(a_last % a_width, a_last / a_width);
 #endif
     ivec4 lanes = ivec4(0, 1, 2, 3);
     bvec4 live = lessThan(ivec4(4 * T) + lanes, ivec4(n));

@@ -261,15 +261,16 @@ impl Context {
                 Ok((egl, gl, desc, api, strings))
             },
         )?;
-        // One reading of the device's warp operations for the warp kernels' prelude and the
-        // device's info.
+        // One reading of the device's warp and quad operations for the kernels' preludes and
+        // the device's info.
         let warp_ops = strings.warp_ops(api);
+        let quad_ops = strings.quad_ops(api);
         let preludes = Preludes::new(
             api,
             strings.version_number,
             &strings.extensions,
             warp_ops,
-            strings.quad_ops(api),
+            quad_ops,
         );
         // The probe is the process's first compile and draw: on a cold driver shader cache it
         // costs 40-85 ms on the H100, most of which is the driver's own first-use set-up,
@@ -279,7 +280,7 @@ impl Context {
             || "subnormal probe".into(),
             || crate::device::probe::flushes_subnormals(&gl, &preludes),
         )?;
-        let info = DeviceInfo::new(strings, &desc, api, flushes, warp_ops)?;
+        let info = DeviceInfo::new(strings, &desc, api, flushes, (warp_ops, quad_ops))?;
         let width_cap = options
             .width_cap
             .unwrap_or(DEFAULT_WIDTH_CAP)

@@ -153,17 +153,16 @@ impl GlStrings {
 
 impl DeviceInfo {
     /// The info of a context of `api` on device `desc`, from the strings GL reported, the
-    /// probe of subnormal arithmetic and the warp operations read off the strings
-    /// ([`GlStrings::warp_ops`]); an error if the device cannot render into RGBA32F
+    /// probe of subnormal arithmetic and the warp and quad operations read off the strings
+    /// ([`GlStrings::warp_ops`], [`GlStrings::quad_ops`]); an error if the device cannot render into RGBA32F
     /// textures.
     pub(crate) fn new(
         s: GlStrings,
         desc: &DeviceDesc,
         api: GlApi,
         flushes_subnormals: bool,
-        warp_ops: Option<WarpOps>,
+        (warp_ops, quad_ops): (Option<WarpOps>, bool),
     ) -> Result<Self> {
-        let quad_ops = s.quad_ops(api);
         let precise_qualifier =
             precise_extension(api == GlApi::Gles, s.version_number, &s.extensions).is_some();
         let info = DeviceInfo {
