@@ -824,26 +824,46 @@ ivec2 a_step;
 int a_last;
 ivec2 a_last_pos;
 
-// A(4R..4R+3, j) for the four columns j = min(j0 + c, jlast), c = 0..3, as `a_col` gives
-// each, with one division for the four: column j + 1's texel lies lda/4 texels after
-// column j's.
-void a_cols4(int R, int j0, int jlast, out vec4 c0, out vec4 c1, out vec4 c2, out vec4 c3,
-             out bvec4 s0, out bvec4 s1, out bvec4 s2, out bvec4 s3) {
+// A texel of A: its index e in the texture and its place there, moved along by steps
+// (one division a fragment, where it starts, not one a texel).
+struct Cursor {
+    int e;
+    ivec2 pos;
+};
+
+Cursor cursor_at(int e) {
+    return Cursor(e, ivec2(e % a_width, e / a_width));
+}
+
+// The cursor moved by `by` texels, `by_pos` as a place (|by| % a_width, |by| / a_width,
+// negated with by), at most one wrap across a texture row.
+Cursor cursor_moved(Cursor c, int by, ivec2 by_pos) {
+    c.e += by;
+    c.pos += by_pos;
+    if (c.pos.x >= a_width) {
+        c.pos += ivec2(-a_width, 1);
+    } else if (c.pos.x < 0) {
+        c.pos += ivec2(a_width, -1);
+    }
+    return c;
+}
+
+// A(4R..4R+3, j0 + c) for the four columns c = 0..3 from the cursor of column j0's texel,
+// columns past j0 + more read as column j0 + more, as `a_col` gives each: column j + 1's
+// texel lies lda/4 texels after column j's. No stored-lane masks: in full storage every
+// element the update meets is in the stored triangle (its rows and columns lie on either
+// side of the block, on the triangle's side), and the callers' own masks (`live`,
+// `in_block`) take out the rows past n.
+void a_cols4(Cursor at, int more, out vec4 c0, out vec4 c1, out vec4 c2, out vec4 c3) {
     int step = lda >> 2;
-    int e = R + j0 * step;
-    ivec2 pos = ivec2(e % a_width, e / a_width);
-    c0 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
-#define A_NEXT(c) if (j0 + c <= jlast) { e += step; pos += a_step; if (pos.x >= a_width) { pos += ivec2(-a_width, 1); } }
+    c0 = texelFetch(a, at.e > a_last ? a_last_pos : at.pos, 0);
+#define A_NEXT(c) if (c <= more) { at = cursor_moved(at, step, a_step); }
     A_NEXT(1)
-    c1 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
+    c1 = texelFetch(a, at.e > a_last ? a_last_pos : at.pos, 0);
     A_NEXT(2)
-    c2 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
+    c2 = texelFetch(a, at.e > a_last ? a_last_pos : at.pos, 0);
     A_NEXT(3)
-    c3 = texelFetch(a, e > a_last ? a_last_pos : pos, 0);
-    s0 = a_stored(R, j0);
-    s1 = a_stored(R, min(j0 + 1, jlast));
-    s2 = a_stored(R, min(j0 + 2, jlast));
-    s3 = a_stored(R, min(j0 + 3, jlast));
+    c3 = texelFetch(a, at.e > a_last ? a_last_pos : at.pos, 0);
 }
 #endif
 
@@ -951,6 +971,10 @@ void main() {
         // a texel of the block's rows (and of s) a step, the four columns' fetches
         // together. A lane past n (which may hold anything) reads column n - 1.
         ivec4 cols = min(ivec4(4 * T) + lanes, ivec4(n - 1));
+#if VEC4
+        // Rows 4(r0 + r).. of column cols.x, a texel further each step.
+        Cursor at = cursor_at(r0 + g_begin + cols.x * (lda >> 2));
+#endif
         for (int r = g_begin; r < g_end; ++r) {
             vec4 sv = texelFetch(s, ivec2(r, 0), 0);
             bvec4 in_block = lessThan(ivec4(4 * r) + lanes, ivec4(nb));
@@ -963,7 +987,9 @@ void main() {
             vec4 c1;
             vec4 c2;
             vec4 c3;
-            a_cols4(r0 + r, cols.x, n - 1, c0, c1, c2, c3, s0, s1, s2, s3);
+            a_cols4(at, n - 1 - cols.x, c0, c1, c2, c3);
+            at = cursor_moved(at, 1, ivec2(1, 0));
+            s0 = s1 = s2 = s3 = bvec4(true);
 #else
             vec4 c0 = a_col(r0 + r, cols.x, s0);
             vec4 c1 = a_col(r0 + r, cols.y, s1);
@@ -982,6 +1008,13 @@ void main() {
     } else {
         // Column p of the block times its solved unknown, in the solve order, skipping
         // zeros: four columns (a texel of s) a step, their fetches together.
+#if VEC4
+        // Column lo + 4g's texel of rows 4T.., four columns further (or back) each step.
+        int g_first = forward != 0 ? g_begin : groups - 1 - g_begin;
+        Cursor at = cursor_at(T + (lo + 4 * g_first) * (lda >> 2));
+        int by = (forward != 0 ? 4 : -4) * (lda >> 2);
+        ivec2 by_pos = ivec2(abs(by) % a_width, abs(by) / a_width) * (forward != 0 ? 1 : -1);
+#endif
         for (int gi = g_begin; gi < g_end; ++gi) {
             int g = forward != 0 ? gi : groups - 1 - gi;
             int p = 4 * g;
@@ -995,7 +1028,9 @@ void main() {
             vec4 c1;
             vec4 c2;
             vec4 c3;
-            a_cols4(T, lo + p, lo + nb - 1, c0, c1, c2, c3, s0, s1, s2, s3);
+            a_cols4(at, nb - 1 - p, c0, c1, c2, c3);
+            at = cursor_moved(at, by, by_pos);
+            s0 = s1 = s2 = s3 = bvec4(true);
 #else
             vec4 c0 = a_col(T, lo + p, s0);
             vec4 c1 = a_col(T, lo + min(p + 1, nb - 1), s1);
