@@ -125,7 +125,6 @@ vec4 rhs_texel(int T) {
     return v;
 }
 
-// A(4R..4R+3, j), with `stored` saying which lanes are elements of A's stored part.
 // Which lanes of A(4R..4R+3, j) are elements of A's stored part: inside the matrix, the
 // stored triangle and (band storage) the band, with d = i - j.
 bvec4 a_stored(int R, int j) {
@@ -139,6 +138,7 @@ bvec4 a_stored(int R, int j) {
     return stored;
 }
 
+// A(4R..4R+3, j), with `stored` saying which lanes are elements of A's stored part.
 vec4 a_col(int R, int j, out bvec4 stored) {
     stored = a_stored(R, j);
     ivec2 size = textureSize(a, 0);

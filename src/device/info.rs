@@ -154,8 +154,8 @@ impl GlStrings {
 impl DeviceInfo {
     /// The info of a context of `api` on device `desc`, from the strings GL reported, the
     /// probe of subnormal arithmetic and the warp and quad operations read off the strings
-    /// ([`GlStrings::warp_ops`], [`GlStrings::quad_ops`]); an error if the device cannot render into RGBA32F
-    /// textures.
+    /// ([`GlStrings::warp_ops`], [`GlStrings::quad_ops`]); an error if the device cannot
+    /// render into RGBA32F textures.
     pub(crate) fn new(
         s: GlStrings,
         desc: &DeviceDesc,
