@@ -29,6 +29,11 @@ struct Args {
     /// when left out).
     #[arg(long)]
     width_cap: Option<u32>,
+    /// The image-store paths on or off (`ContextOptions::image_stores`; the library's
+    /// default, on for hardware devices only, when left out): `--image-stores true` times a
+    /// GPU's paths on a software device.
+    #[arg(long)]
+    image_stores: Option<bool>,
     /// Run only the cases whose name contains one of these (all when none is given).
     filters: Vec<String>,
 }
@@ -112,6 +117,7 @@ fn main() -> fragblas::Result<()> {
             profile: Some(true),
             inverse_solves: Some(inverse),
             width_cap: args.width_cap,
+            image_stores: args.image_stores,
             ..Default::default()
         })?;
         if inverse {
