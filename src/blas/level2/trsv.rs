@@ -563,20 +563,21 @@ impl MvCall {
             gl.set_i32(p, "dot_form", self.trans as i32);
             Ok::<_, crate::Error>(gl)
         };
-        // The block's own uniforms on `p`, made current unless `current` (just bound).
-        let bind_block = |p: &crate::gl::Program, (lo, nb): (usize, usize), current: bool| {
+        // On GPUs with image stores every draw of the loop writes through them (the
+        // solution into s, the update into t in place), so the bound framebuffer stays,
+        // and so does t's texture.
+        let image = inner.image_store_paths;
+        // The block's own uniforms on `p`. Without image stores `p` was bound (made
+        // current) just before; with them, once before the loop, so it is made current.
+        let bind_block = |p: &crate::gl::Program, (lo, nb): (usize, usize)| {
             let gl = inner.enter()?;
-            if !current {
+            if image {
                 gl.use_program(p);
             }
             gl.set_i32(p, "block_lo", lo as i32);
             gl.set_i32(p, "block_nb", nb as i32);
             Ok::<_, crate::Error>(gl)
         };
-        // On GPUs with image stores every draw of the loop writes through them (the
-        // solution into s, the update into t in place), so the bound framebuffer stays,
-        // and so does t's texture.
-        let image = inner.image_store_paths;
         let passes = if image { &STEP_IMAGE } else { &PASSES };
         // Full storage read a texel a fetch, on GPUs with quad operations: each texel's
         // sum over a quad (the substitution, without inverses, stays one fragment a texel).
@@ -635,7 +636,7 @@ impl MvCall {
                     gl.set_i32(p, "pend_hi", pending.1 as i32);
                 }
             };
-            let gl = bind_block(&solve, (lo, nb), !image)?;
+            let gl = bind_block(&solve, (lo, nb))?;
             set_pending(gl, &solve);
             let texels = (nb as u32).div_ceil(4);
             if quad && inverse {
@@ -655,7 +656,7 @@ impl MvCall {
             if !image {
                 fixed_step(t)?;
             }
-            let gl = bind_block(&step, (lo, nb), !image)?;
+            let gl = bind_block(&step, (lo, nb))?;
             let upd = update_texels((lo, nb), forward, reach, n);
             gl.set_i32(&step, "upd_lo", upd.0 as i32);
             gl.set_i32(&step, "upd_hi", upd.1 as i32);
